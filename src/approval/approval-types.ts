@@ -1,0 +1,85 @@
+/** Shared vocabulary of the approval gate: detection findings, requests and decisions. */
+
+export type FindingTier = 'hardline' | 'sudo_guard' | 'deny_rule' | 'dangerous';
+
+export interface Finding {
+  /** Stable key; equal to the human description (Hermes keeps key == description). */
+  readonly key: string;
+  readonly description: string;
+  readonly tier: FindingTier;
+}
+
+export interface DetectResult {
+  readonly verdict: 'hardline' | 'dangerous' | 'safe';
+  readonly findings: readonly Finding[];
+}
+
+export type ApprovalScope = 'once' | 'session' | 'always';
+export type ApprovalChoice = ApprovalScope | 'deny';
+
+export interface ApprovalRequest {
+  /** Short id (fits a Telegram callback_data of 64 bytes with its prefix). */
+  readonly id: string;
+  readonly command: string;
+  readonly cwd: string;
+  readonly findings: readonly Finding[];
+  readonly sessionKey: string;
+  readonly userId: string | undefined;
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  /** sha256 over command + cwd: a decision applies only to this exact command. */
+  readonly commandHash: string;
+  /** False when only once/deny may be offered (long command shortened in the prompt, smart deny). */
+  readonly allowPermanent: boolean;
+}
+
+/** Where a command would run; container backends skip the dangerous tier but keep the floors. */
+export type ExecBackend = 'local' | 'docker' | 'ssh';
+
+export interface GateContext {
+  readonly sessionKey: string;
+  readonly userId: string | undefined;
+  readonly cwd: string;
+  readonly platform: string | undefined;
+  readonly unattended: boolean;
+  readonly backend: ExecBackend;
+  readonly signal?: AbortSignal;
+}
+
+export type AllowReason =
+  | 'safe'
+  | 'yolo'
+  | 'mode_off'
+  | 'allowlist'
+  | 'session_approved'
+  | 'smart_approved'
+  | 'unattended_approve'
+  | 'container'
+  | 'decided';
+
+export type DenyReason =
+  | 'hardline'
+  | 'sudo_guard'
+  | 'deny_rule'
+  | 'unattended'
+  | 'smart_denied'
+  | 'denied'
+  | 'timeout'
+  | 'cancelled';
+
+export type GateDecision =
+  | { readonly kind: 'allow'; readonly reason: AllowReason; readonly findings: readonly Finding[] }
+  | {
+      readonly kind: 'deny';
+      readonly reason: DenyReason;
+      /** Text for the model, in the project's own words. */
+      readonly message: string;
+      readonly findings: readonly Finding[];
+    }
+  | { readonly kind: 'ask'; readonly request: ApprovalRequest };
+
+/** What a terminal-like tool needs from the gate. */
+export interface ApprovalGate {
+  check(command: string, ctx: GateContext): Promise<GateDecision>;
+}

@@ -1,0 +1,259 @@
+import { z } from 'zod';
+
+/**
+ * The one configuration schema. Every key is listed here with its default and unit; unknown keys
+ * are rejected (`.strict()` everywhere) so a typo is an error naming the key, never a silent no-op.
+ * Keys are snake_case as in Hermes' config.yaml.
+ */
+
+const csv = z.array(z.string().min(1));
+
+const modelSchema = z
+  .object({
+    /** OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama, vLLM, llama.cpp …). */
+    base_url: z.url().optional(),
+    api_key: z.string().min(1).optional(),
+    /** Model name for turns. Without one the gateway starts but cannot answer. */
+    name: z.string().min(1).optional(),
+    /** Model used by vision_analyze; must accept image input. Defaults to none (tool unavailable). */
+    vision_model: z.string().min(1).optional(),
+    /** Model for auxiliary calls (smart approvals); defaults to `name`. */
+    auxiliary_model: z.string().min(1).optional(),
+    /** Milliseconds before one model request is abandoned. */
+    timeout_ms: z.number().int().positive().default(120_000),
+  })
+  .strict();
+
+const approvalsSchema = z
+  .object({
+    /** manual: ask a human; smart: an auxiliary model decides clear cases; off: no dangerous tier. */
+    mode: z.enum(['manual', 'smart', 'off']).default('manual'),
+    /** Seconds a human has to decide; silence means deny. */
+    timeout: z.number().int().positive().max(86_400).default(300),
+    /** What unattended sessions (webhooks, API server) do with a dangerous command. */
+    unattended_mode: z.enum(['deny', 'approve']).default('deny'),
+    /** Case-insensitive globs that are refused in every mode, yolo included. */
+    deny: z.array(z.string().min(1)).default([]),
+    /** Operator text appended to the smart reviewer's instructions (trusted). */
+    smart_policy: z.string().default(''),
+    /** Consecutive smart denials in one session before the model is told to stop trying. */
+    denial_breaker_threshold: z.number().int().positive().default(3),
+    /** Process-wide yolo (HERMES_YOLO_MODE): dangerous commands run without asking. Floors still apply. */
+    yolo: z.boolean().default(false),
+  })
+  .strict();
+
+const terminalSchema = z
+  .object({
+    /** Where commands run (TERMINAL_ENV). */
+    backend: z.enum(['local', 'docker', 'ssh']).default('local'),
+    /** Working directory for commands (TERMINAL_CWD); defaults to the gateway's cwd. */
+    cwd: z.string().min(1).optional(),
+    /** Default seconds before a foreground command is killed. */
+    timeout: z.number().int().positive().max(86_400).default(180),
+    /** Characters of output kept per command (head and tail). */
+    max_output_chars: z.number().int().positive().default(50_000),
+    /** Password fed to `sudo -S` by the backend; without it `sudo -S` is refused. */
+    sudo_password: z.string().min(1).optional(),
+    docker: z
+      .object({
+        container: z.string().min(1).optional(),
+        user: z.string().min(1).optional(),
+        workdir: z.string().min(1).optional(),
+        /** Path of the docker CLI. */
+        binary: z.string().min(1).default('docker'),
+      })
+      .strict()
+      .default({ binary: 'docker' }),
+    ssh: z
+      .object({
+        host: z.string().min(1).optional(),
+        user: z.string().min(1).optional(),
+        port: z.number().int().positive().max(65_535).default(22),
+        identity_file: z.string().min(1).optional(),
+        binary: z.string().min(1).default('ssh'),
+      })
+      .strict()
+      .default({ port: 22, binary: 'ssh' }),
+  })
+  .strict();
+
+const webSchema = z
+  .object({
+    /** Hosts, IPs or CIDRs that web_extract may reach although they are private/loopback. */
+    allow_private: z.array(z.string().min(1)).default([]),
+    /** Milliseconds per URL fetch. */
+    timeout_ms: z.number().int().positive().default(15_000),
+    /** Bytes read from one response at most. */
+    max_bytes: z.number().int().positive().default(5_000_000),
+    /** Characters of extracted text kept per URL. */
+    max_chars_per_url: z.number().int().positive().default(40_000),
+    /** Redirects followed per URL. */
+    max_redirects: z.number().int().min(0).max(20).default(5),
+    search: z
+      .object({
+        provider: z.enum(['none', 'brave', 'tavily', 'searxng']).default('none'),
+        api_key: z.string().min(1).optional(),
+        /** Base URL of a self-hosted SearXNG (JSON format enabled). */
+        searxng_url: z.url().optional(),
+        max_results: z.number().int().positive().max(50).default(5),
+      })
+      .strict()
+      .default({ provider: 'none', max_results: 5 }),
+  })
+  .strict();
+
+const toolsSchema = z
+  .object({
+    /** Characters above which a tool result is spilled to a file and replaced by a notice. */
+    max_result_chars: z.number().int().positive().default(100_000),
+    /** Per-tool thresholds (characters), capped at max_result_chars. */
+    result_overrides: z.record(z.string(), z.number().int().positive()).default({}),
+    /** Hours a spill-over file is kept. */
+    spillover_ttl_hours: z.number().positive().default(24),
+    /** Toolsets or tools enabled on top of the platform preset. */
+    enabled_toolsets: csv.default([]),
+    /** Toolsets removed from every preset (platform presets remove only their non-core tools). */
+    disabled_toolsets: csv.default([]),
+    /** Operator-defined toolsets: name → tools and includes. */
+    custom_toolsets: z
+      .record(
+        z.string(),
+        z
+          .object({
+            description: z.string().default(''),
+            tools: csv.default([]),
+            includes: csv.default([]),
+          })
+          .strict(),
+      )
+      .default({}),
+    /** Extra plugin folders besides $HERMES_HOME/plugins. */
+    plugin_dirs: csv.default([]),
+  })
+  .strict();
+
+const telegramSchema = z
+  .object({
+    bot_token: z.string().min(1).optional(),
+    api_root: z.url().optional(),
+    allowed_users: csv.default([]),
+    webhook_url: z.url().optional(),
+    webhook_secret: z.string().min(1).optional(),
+  })
+  .strict();
+
+const discordSchema = z
+  .object({
+    bot_token: z.string().min(1).optional(),
+    api_root: z.url().optional(),
+    allowed_users: csv.default([]),
+  })
+  .strict();
+
+const feishuSchema = z
+  .object({
+    app_id: z.string().min(1).optional(),
+    app_secret: z.string().min(1).optional(),
+    domain: z.string().min(1).optional(),
+    connection_mode: z.enum(['websocket', 'webhook']).default('websocket'),
+    encrypt_key: z.string().min(1).optional(),
+    verification_token: z.string().min(1).optional(),
+    allowed_users: csv.default([]),
+  })
+  .strict();
+
+const webhookSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    secret: z.string().min(1).optional(),
+  })
+  .strict();
+
+const apiServerSchema = z
+  .object({
+    /** On by default: it is the zero-setup front door. */
+    enabled: z.boolean().default(true),
+    key: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    model: modelSchema.default({ timeout_ms: 120_000 }),
+    http: z
+      .object({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.number().int().min(0).max(65_535).default(8642),
+      })
+      .strict()
+      .default({ host: '127.0.0.1', port: 8642 }),
+    redis: z
+      .object({ url: z.string().min(1).optional() })
+      .strict()
+      .default({}),
+    logging: z
+      .object({
+        level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+      })
+      .strict()
+      .default({ level: 'info' }),
+    agent: z
+      .object({
+        /** Model calls per turn at most. */
+        max_turns: z.number().int().positive().default(90),
+      })
+      .strict()
+      .default({ max_turns: 90 }),
+    approvals: approvalsSchema.default(() => approvalsSchema.parse({})),
+    /** Permanently approved finding keys, exact commands or globs (non-compound commands only). */
+    command_allowlist: z.array(z.string().min(1)).default([]),
+    terminal: terminalSchema.default(() => terminalSchema.parse({})),
+    web: webSchema.default(() => webSchema.parse({})),
+    tools: toolsSchema.default(() => toolsSchema.parse({})),
+    gateway: z
+      .object({ allowed_users: csv.default([]) })
+      .strict()
+      .default({ allowed_users: [] }),
+    platforms: z
+      .object({
+        telegram: telegramSchema.default(() => telegramSchema.parse({})),
+        discord: discordSchema.default(() => discordSchema.parse({})),
+        feishu: feishuSchema.default(() => feishuSchema.parse({})),
+        webhook: webhookSchema.default(() => webhookSchema.parse({})),
+        api_server: apiServerSchema.default(() => apiServerSchema.parse({})),
+      })
+      .strict()
+      .default(() => ({
+        telegram: telegramSchema.parse({}),
+        discord: discordSchema.parse({}),
+        feishu: feishuSchema.parse({}),
+        webhook: webhookSchema.parse({}),
+        api_server: apiServerSchema.parse({}),
+      })),
+  })
+  .strict();
+
+export type ConfigInput = z.input<typeof configSchema>;
+type DeepReadonly<T> = T extends (infer U)[]
+  ? readonly DeepReadonly<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+export type Config = DeepReadonly<z.output<typeof configSchema> & { home: string; configPath: string }>;
+
+/** Dot paths whose values are secrets: masked by `doctor`, redacted from logs. */
+export const SECRET_PATHS: readonly string[] = [
+  'model.api_key',
+  'redis.url',
+  'terminal.sudo_password',
+  'web.search.api_key',
+  'platforms.telegram.bot_token',
+  'platforms.telegram.webhook_secret',
+  'platforms.discord.bot_token',
+  'platforms.feishu.app_secret',
+  'platforms.feishu.encrypt_key',
+  'platforms.feishu.verification_token',
+  'platforms.webhook.secret',
+  'platforms.api_server.key',
+];

@@ -1,0 +1,46 @@
+/**
+ * Environment variables layered over config.yaml: name → dot path and how the string is read.
+ * Hermes-compatible names where Hermes has one.
+ */
+export type EnvKind = 'string' | 'int' | 'bool' | 'csv';
+
+export interface EnvBinding {
+  readonly name: string;
+  readonly path: string;
+  readonly kind: EnvKind;
+}
+
+export const ENV_BINDINGS: readonly EnvBinding[] = [
+  { name: 'OPENAI_BASE_URL', path: 'model.base_url', kind: 'string' },
+  { name: 'OPENAI_API_KEY', path: 'model.api_key', kind: 'string' },
+  { name: 'HERMES_MODEL', path: 'model.name', kind: 'string' },
+  { name: 'HERMES_VISION_MODEL', path: 'model.vision_model', kind: 'string' },
+  { name: 'REDIS_URL', path: 'redis.url', kind: 'string' },
+  { name: 'HERMES_HTTP_HOST', path: 'http.host', kind: 'string' },
+  { name: 'HERMES_HTTP_PORT', path: 'http.port', kind: 'int' },
+  { name: 'HERMES_LOG_LEVEL', path: 'logging.level', kind: 'string' },
+  { name: 'API_SERVER_ENABLED', path: 'platforms.api_server.enabled', kind: 'bool' },
+  { name: 'API_SERVER_KEY', path: 'platforms.api_server.key', kind: 'string' },
+  { name: 'TELEGRAM_BOT_TOKEN', path: 'platforms.telegram.bot_token', kind: 'string' },
+  { name: 'TELEGRAM_API_ROOT', path: 'platforms.telegram.api_root', kind: 'string' },
+  { name: 'TELEGRAM_ALLOWED_USERS', path: 'platforms.telegram.allowed_users', kind: 'csv' },
+  { name: 'TELEGRAM_WEBHOOK_URL', path: 'platforms.telegram.webhook_url', kind: 'string' },
+  { name: 'TELEGRAM_WEBHOOK_SECRET', path: 'platforms.telegram.webhook_secret', kind: 'string' },
+  { name: 'DISCORD_BOT_TOKEN', path: 'platforms.discord.bot_token', kind: 'string' },
+  { name: 'DISCORD_API_ROOT', path: 'platforms.discord.api_root', kind: 'string' },
+  { name: 'DISCORD_ALLOWED_USERS', path: 'platforms.discord.allowed_users', kind: 'csv' },
+  { name: 'FEISHU_APP_ID', path: 'platforms.feishu.app_id', kind: 'string' },
+  { name: 'FEISHU_APP_SECRET', path: 'platforms.feishu.app_secret', kind: 'string' },
+  { name: 'FEISHU_DOMAIN', path: 'platforms.feishu.domain', kind: 'string' },
+  { name: 'FEISHU_CONNECTION_MODE', path: 'platforms.feishu.connection_mode', kind: 'string' },
+  { name: 'FEISHU_ENCRYPT_KEY', path: 'platforms.feishu.encrypt_key', kind: 'string' },
+  { name: 'FEISHU_VERIFICATION_TOKEN', path: 'platforms.feishu.verification_token', kind: 'string' },
+  { name: 'FEISHU_ALLOWED_USERS', path: 'platforms.feishu.allowed_users', kind: 'csv' },
+  { name: 'WEBHOOK_ENABLED', path: 'platforms.webhook.enabled', kind: 'bool' },
+  { name: 'WEBHOOK_SECRET', path: 'platforms.webhook.secret', kind: 'string' },
+  { name: 'GATEWAY_ALLOWED_USERS', path: 'gateway.allowed_users', kind: 'csv' },
+  { name: 'TERMINAL_ENV', path: 'terminal.backend', kind: 'string' },
+  { name: 'TERMINAL_CWD', path: 'terminal.cwd', kind: 'string' },
+  { name: 'SUDO_PASSWORD', path: 'terminal.sudo_password', kind: 'string' },
+  { name: 'HERMES_YOLO_MODE', path: 'approvals.yolo', kind: 'bool' },
+];

@@ -1,0 +1,31 @@
+/**
+ * Every error this project throws on purpose carries a stable `code`, so callers, logs and
+ * tests match on the code and never on the wording.
+ */
+export type HermesErrorCode =
+  | 'config_invalid'
+  | 'config_unreadable'
+  | 'tool_definition_invalid'
+  | 'tool_registration_rejected'
+  | 'registry_closed'
+  | 'toolset_unknown'
+  | 'toolset_invalid'
+  | 'path_refused'
+  | 'ssrf_refused'
+  | 'fetch_failed'
+  | 'approval_store_failed'
+  | 'usage';
+
+export class HermesError extends Error {
+  readonly code: HermesErrorCode;
+
+  constructor(code: HermesErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'HermesError';
+    this.code = code;
+  }
+}
+
+export function isHermesError(value: unknown, code?: HermesErrorCode): value is HermesError {
+  return value instanceof HermesError && (code === undefined || value.code === code);
+}
