@@ -17,6 +17,8 @@ export interface CallContext {
   readonly unattended?: boolean;
   /** The id of the model's tool call, when there is one. */
   readonly toolCallId?: string;
+  /** When given, only these tools may run (the session's resolved toolset). */
+  readonly allowedTools?: ReadonlySet<string>;
 }
 
 /** What a handler receives: the call context, filled in, plus the long-lived services. */
@@ -53,7 +55,14 @@ export interface ToolSpec<P extends AnyParams> {
   readonly emoji?: string;
   /** Characters above which the result spills to a file; `Infinity` disables (read_file). */
   readonly maxResultChars?: number;
-  readonly dynamicSchema?: (services: ToolServices) => DynamicSchemaPatch | undefined;
+  /**
+   * Adjusts the definition each time definitions are built, e.g. to stop mentioning a tool that
+   * is unavailable. `available` holds the names of the tools being offered in this call.
+   */
+  readonly dynamicSchema?: (input: {
+    readonly services: ToolServices;
+    readonly available: ReadonlySet<string>;
+  }) => DynamicSchemaPatch | undefined;
   /** Read-only tools may run in parallel within one model step. */
   readonly readOnly?: boolean;
 }

@@ -1,0 +1,29 @@
+import { runCli } from './cli.js';
+import { loadConfig } from './config/load-config.js';
+
+/**
+ * The composition root: the only module that reads process.env and process.argv or listens for
+ * signals. Everything else gets what it needs passed in.
+ */
+export async function main(): Promise<number> {
+  const env = process.env;
+  const stopSignal = () =>
+    new Promise<string>((resolve) => {
+      const onSignal = (signal: NodeJS.Signals) => {
+        process.once(signal, () => process.exit(130));
+        resolve(signal);
+      };
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+    });
+  return runCli(
+    process.argv.slice(2),
+    {
+      stdin: process.stdin,
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+      isTty: process.stdout.isTTY === true,
+    },
+    { loadConfig: () => loadConfig({ env }), baseEnv: env, stopSignal },
+  );
+}
