@@ -13,7 +13,19 @@ export type HermesErrorCode =
   | 'path_refused'
   | 'ssrf_refused'
   | 'fetch_failed'
+  | 'model_failed'
   | 'approval_store_failed'
+  | 'approval_mismatch'
+  | 'command_denied'
+  | 'exec_failed'
+  | 'process_unknown'
+  | 'process_limit'
+  | 'file_not_found'
+  | 'file_unsupported'
+  | 'file_bad_argument'
+  | 'patch_no_match'
+  | 'patch_ambiguous'
+  | 'search_failed'
   | 'usage';
 
 export class HermesError extends Error {
