@@ -26,6 +26,17 @@ export type HermesErrorCode =
   | 'patch_no_match'
   | 'patch_ambiguous'
   | 'search_failed'
+  | 'session_key_invalid'
+  | 'store_failed'
+  | 'queue_closed'
+  | 'queue_failed'
+  | 'turn_failed'
+  | 'turn_aborted'
+  | 'memory_full'
+  | 'memory_no_match'
+  | 'memory_ambiguous'
+  | 'content_refused'
+  | 'todo_limit'
   | 'usage';
 
 export class HermesError extends Error {

@@ -24,6 +24,8 @@ export const CORE_TOOLS: readonly string[] = [
   'search_files',
   'vision_analyze',
   'clarify',
+  'todo',
+  'memory',
 ];
 
 /** Inbound webhooks carry untrusted third-party content: no file access, no command execution. */
@@ -51,6 +53,8 @@ export const TOOLSET_CATALOG: Readonly<Record<string, ToolsetSpec>> = {
   terminal: group('Shell commands and background processes', ['terminal', 'process']),
   file: group('Read, write, patch and search files', ['read_file', 'write_file', 'patch', 'search_files']),
   clarify: group('Ask the user a question', ['clarify']),
+  todo: group('A task list for the current session', ['todo']),
+  memory: group('Persistent notes and a user profile', ['memory']),
   debugging: group('Terminal plus web and files, for debugging', ['terminal', 'process'], ['web', 'file']),
   safe: group('Tools that cannot change the machine', [], ['web', 'vision']),
   discord: group('Discord-only tools (registered by the Discord platform)', []),
