@@ -32,6 +32,8 @@ export interface ApprovalRequest {
   readonly commandHash: string;
   /** False when only once/deny may be offered (long command shortened in the prompt, smart deny). */
   readonly allowPermanent: boolean;
+  /** True for an owner override of a smart-reviewer denial (prompt offers once/deny only). */
+  readonly smartDenied?: boolean;
 }
 
 /** Where a command would run; container backends skip the dangerous tier but keep the floors. */
@@ -77,7 +79,15 @@ export type GateDecision =
       readonly message: string;
       readonly findings: readonly Finding[];
     }
-  | { readonly kind: 'ask'; readonly request: ApprovalRequest };
+  | {
+      readonly kind: 'ask';
+      readonly request: ApprovalRequest;
+      /**
+       * True when an identical request of the same session was already pending and this call joined
+       * it: no second prompt should be sent, and an `once` answer covers only the first caller.
+       */
+      readonly coalesced?: boolean;
+    };
 
 /** What a terminal-like tool needs from the gate. */
 export interface ApprovalGate {

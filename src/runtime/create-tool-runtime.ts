@@ -11,7 +11,9 @@ import { createRegistry, type Registry } from '../registry/create-registry.js';
 import { type DiscoveryReport, discoverTools } from '../registry/discover-tools.js';
 import type { ToolServices } from '../registry/tool-services.js';
 import { createToolsets, type Toolsets } from '../registry/toolsets.js';
+import { MemoryStore } from '../tools/memory/memory-store.js';
 import { createProcessTable, type ProcessTable } from '../tools/terminal/process-table.js';
+import { TodoStore } from '../tools/todo/todo-store.js';
 import { createModelClient } from './create-model-client.js';
 
 export interface ToolRuntime {
@@ -78,7 +80,15 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     ...(smartReviewer !== undefined ? { smartReviewer } : {}),
   });
   const processes = createProcessTable();
-  const services: ToolServices = { config, logger, approvalGate, processes, baseEnv: options.baseEnv };
+  const services: ToolServices = {
+    config,
+    logger,
+    approvalGate,
+    processes,
+    baseEnv: options.baseEnv,
+    memoryStore: new MemoryStore({ root: join(config.home, 'memories') }),
+    todoStore: new TodoStore(),
+  };
   const registry = createRegistry({ services, logger });
   const discovery = await discoverTools({
     registry,

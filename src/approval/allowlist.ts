@@ -1,0 +1,82 @@
+import type { Logger } from 'pino';
+import { appendToCommandAllowlist } from './allowlist-file.js';
+import { normalizeForRules } from './deny-rules.js';
+import { globMatch, hasGlobSyntax } from './policy-glob.js';
+
+/**
+ * The permanent allowlist (`command_allowlist` in config.yaml). An entry is either a finding key
+ * ("recursive delete") that approves that finding in any command, or an exact command / glob
+ * (`podman *`) that approves a whole command — only a non-compound one, so `podman ps; rm -rf x`
+ * is never let through by `podman *`.
+ *
+ * The in-process copy starts from the frozen config and is replaced by the on-disk list after
+ * each save, so hand edits made meanwhile take effect at the next `always`.
+ */
+export interface PermanentAllowlist {
+  /** True when the finding key is allowlisted. */
+  hasKey(key: string): boolean;
+  /** True when a non-compound command equals or glob-matches an entry (case-sensitive). */
+  matchesCommand(command: string, compound: boolean): boolean;
+  entries(): readonly string[];
+  /**
+   * Adds entries in this process and appends them to config.yaml. Never throws: a failed write
+   * is logged and reported, the entries still apply in this process.
+   */
+  add(entries: readonly string[]): Promise<AllowlistSaveResult>;
+}
+
+export type AllowlistSaveResult =
+  | { readonly persisted: true; readonly entries: readonly string[] }
+  | { readonly persisted: false; readonly error: string };
+
+export interface PermanentAllowlistOptions {
+  readonly initial: readonly string[];
+  /** config.yaml to append to; without one, additions live only in this process. */
+  readonly configPath: string | undefined;
+  readonly logger: Logger;
+}
+
+export function createPermanentAllowlist(options: PermanentAllowlistOptions): PermanentAllowlist {
+  let current = new Set(options.initial);
+  // Saves run one after another so two `always` answers never interleave their read-modify-write.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  return {
+    hasKey: (key) => current.has(key),
+
+    matchesCommand(command, compound) {
+      if (compound) return false;
+      const whole = normalizeForRules(command);
+      if (whole === '') return false;
+      for (const entry of current) {
+        if (entry === whole || entry === command) return true;
+        if (hasGlobSyntax(entry) && globMatch(entry, whole)) return true;
+      }
+      return false;
+    },
+
+    entries: () => [...current],
+
+    add(entries) {
+      current = new Set([...current, ...entries]);
+      const { configPath } = options;
+      if (configPath === undefined) {
+        return Promise.resolve({ persisted: false, error: 'no config file to write to' });
+      }
+      const save = queue.then(async (): Promise<AllowlistSaveResult> => {
+        try {
+          const onDisk = await appendToCommandAllowlist(configPath, entries);
+          current = new Set([...onDisk, ...entries]);
+          options.logger.info({ added: entries, configPath }, 'command_allowlist updated');
+          return { persisted: true, entries: onDisk };
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          options.logger.warn({ err: error, configPath }, 'could not save command_allowlist');
+          return { persisted: false, error: message };
+        }
+      });
+      queue = save;
+      return save;
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * What the model is told when a command does not run. Written for a model: plain, explicit about
+ * what it must not do next, and never suggesting that rewording a refused command is a way round
+ * the refusal.
+ */
+
+const NO_WORKAROUND =
+  'Do not retry it, do not rephrase it, and do not try to reach the same result with a different command.';
+
+export function hardlineMessage(description: string): string {
+  return (
+    `REFUSED (never allowed): ${description}. This command is on the fixed list of operations the agent ` +
+    'can never run, in any mode: yolo, approvals.mode off and approvals cannot unlock it. ' +
+    `${NO_WORKAROUND} If the user really wants it, they must run it themselves in a terminal outside the agent.`
+  );
+}
+
+export function denyRuleMessage(rule: string): string {
+  return (
+    `REFUSED (deny rule): this command matches the deny rule '${rule}' that the operator set in ` +
+    'approvals.deny (config.yaml). Deny rules apply in every mode, yolo included, and the user has ' +
+    `forbidden this explicitly. ${NO_WORKAROUND} If the user really wants it, they must run it ` +
+    'themselves outside the agent.'
+  );
+}
+
+export function sudoStdinMessage(): string {
+  return (
+    "REFUSED: 'sudo -S' (reading a sudo password from standard input) is not allowed, because piping " +
+    'passwords into sudo is a way to guess them. Do not pass passwords to sudo yourself. If this ' +
+    'deployment should run sudo, the operator configures terminal.sudo_password (SUDO_PASSWORD) and ' +
+    'the terminal supplies it; otherwise ask the user to run the command.'
+  );
+}
+
+export function deniedMessage(description: string, reason: string | undefined): string {
+  const because = reason !== undefined && reason.trim() !== '' ? ` The user said: "${reason.trim()}".` : '';
+  return (
+    `DENIED by the user: the command (${description}) was not run.${because} The user did NOT consent. ` +
+    `${NO_WORKAROUND} Continue without it or ask the user what they want instead.`
+  );
+}
+
+export function timedOutMessage(description: string): string {
+  return (
+    `NOT RUN: nobody answered the approval request for this command (${description}) before it ` +
+    'expired. Silence is not consent: the user has NOT agreed to it. ' +
+    `${NO_WORKAROUND} Stop this line of work, take no other destructive or irreversible step, and wait ` +
+    'for the user to reply.'
+  );
+}
+
+export function cancelledMessage(description: string): string {
+  return (
+    `NOT RUN: the approval request for this command (${description}) was cancelled (the turn was ` +
+    `stopped or the session reset). The user has NOT agreed to it. ${NO_WORKAROUND} Wait for the user.`
+  );
+}
+
+export function unattendedMessage(description: string, platform: string | undefined): string {
+  const where = platform === undefined ? 'an unattended session' : `an unattended session (${platform})`;
+  return (
+    `REFUSED: this command was flagged as dangerous (${description}), and it came from ${where} where ` +
+    'no person is present to approve it. Find another way to do the task that avoids this command. ' +
+    'An operator who wants dangerous commands to run without approval in unattended sessions can set ' +
+    'approvals.unattended_mode: approve in config.yaml.'
+  );
+}
+
+export function smartDeniedMessage(
+  description: string,
+  consecutiveDenials: number,
+  threshold: number,
+): string {
+  const base =
+    `REFUSED by the automatic security review: the command (${description}) was judged harmful and was ` +
+    `not run. ${NO_WORKAROUND}`;
+  if (consecutiveDenials < threshold) return base;
+  return (
+    `${base} STOP: ${consecutiveDenials} commands in a row were refused by the security review. Do not ` +
+    'try more variations of this operation. Tell the user what you were trying to do and that it was ' +
+    'blocked; they can run it themselves or approve it explicitly.'
+  );
+}
+
+export function expiredDecisionText(): string {
+  return 'This approval request had already expired; the answer changed nothing and the command did not run.';
+}
+
+/** One line describing the findings of a request, for messages and prompts. */
+export function describeFindings(findings: readonly { readonly description: string }[]): string {
+  const unique = [...new Set(findings.map((finding) => finding.description))];
+  return unique.length === 0 ? 'flagged command' : unique.join('; ');
+}

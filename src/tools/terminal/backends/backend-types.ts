@@ -1,0 +1,34 @@
+import type { ExecBackend } from '../../../approval/approval-types.js';
+import type { Config } from '../../../config/config-schema.js';
+import type { SpawnPlan } from '../spawn-group.js';
+
+export type TerminalConfig = Config['terminal'];
+
+export interface BackendCheck {
+  readonly ok: boolean;
+  readonly reason?: string;
+}
+
+export interface PlanInput {
+  /** The command to run, after the sudo rewrite. */
+  readonly command: string;
+  /** From `resolveWorkdir`. */
+  readonly workdir: string | undefined;
+  /** Scrubbed environment for the program we start (bash, docker or ssh). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly input: string | undefined;
+  readonly terminal: TerminalConfig;
+}
+
+/** One way of running a command. Every backend starts a local program we can kill as a group. */
+export interface TerminalBackend {
+  readonly name: ExecBackend;
+  /** Whether the backend can run commands now; `reason` says what to fix when not. */
+  check(terminal: TerminalConfig, env: Readonly<Record<string, string>>): BackendCheck;
+  /**
+   * The directory the command runs in (the approval is bound to it). `undefined` means the
+   * backend's default (container WORKDIR, remote home). Throws on an unusable value.
+   */
+  resolveWorkdir(workdir: string | undefined, ctxCwd: string, terminal: TerminalConfig): string | undefined;
+  plan(input: PlanInput): SpawnPlan;
+}
