@@ -1,0 +1,116 @@
+import type { Logger } from 'pino';
+import { HermesError } from '../../errors/hermes-error.js';
+import type { GatewayStore } from './gateway-store.js';
+import { errorText, openSqliteDatabase, type SqliteDatabase } from './sqlite-database.js';
+import { createLedgerRepo } from './sqlite-ledger-repo.js';
+import { createMessageRepo } from './sqlite-message-repo.js';
+import { createPairingRepo } from './sqlite-pairing-repo.js';
+import { createParkedTurnRepo } from './sqlite-parked-turn-repo.js';
+import { createSessionRepo } from './sqlite-session-repo.js';
+
+export interface SqliteGatewayStoreOptions {
+  /** `$HERMES_HOME/state.db` in production (main.ts passes it); `:memory:` works for throwaway use. */
+  readonly path: string;
+  readonly logger: Logger;
+  /** The store clock (epoch ms). Defaults to Date.now. */
+  readonly now?: () => number;
+  /** How long a write waits for another process' lock (ms). Default 5000. */
+  readonly busyTimeoutMs?: number;
+}
+
+export interface SqliteGatewayStore extends GatewayStore {
+  readonly path: string;
+  /**
+   * The open connection, for stores sharing the file (`createSqliteApprovalStore({ db })`).
+   * Owned by this store: closed by `close()`.
+   */
+  readonly db: SqliteDatabase;
+}
+
+/**
+ * The embedded gateway store: one SQLite file in WAL mode. better-sqlite3 is synchronous, so each
+ * method runs to completion on the event loop; writes that read first run in IMMEDIATE
+ * transactions so a second process on the same file (the CLI, say) cannot interleave.
+ */
+export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): SqliteGatewayStore {
+  const now = options.now ?? Date.now;
+  const db = openSqliteDatabase({
+    path: options.path,
+    logger: options.logger,
+    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+  });
+  const sessions = createSessionRepo(db, now);
+  const messages = createMessageRepo(db, now, sessions.touch);
+  const ledger = createLedgerRepo(db, now);
+  const pairing = createPairingRepo(db, now);
+  const parked = createParkedTurnRepo(db, now);
+  let closed = false;
+
+  /** Runs synchronous work as a Promise, turning driver errors into `store_failed`. */
+  async function run<T>(what: string, work: () => T): Promise<T> {
+    if (closed) throw new HermesError('store_failed', `state store is closed (${what})`);
+    try {
+      return work();
+    } catch (error) {
+      if (error instanceof HermesError) throw error;
+      throw new HermesError('store_failed', `state store ${what} failed: ${errorText(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
+  return {
+    path: options.path,
+    db,
+
+    getOrCreateSession: (key) => run('getOrCreateSession', () => sessions.getOrCreate(key)),
+    getSession: (key) => run('getSession', () => sessions.get(key)),
+    rotateSession: (key) => run('rotateSession', () => sessions.rotate(key)),
+    updateSession: (key, patch) => run('updateSession', () => sessions.update(key, patch)),
+    listSessions: (listOptions = {}) => run('listSessions', () => sessions.list(listOptions)),
+    sessionKeyOf: (sessionId) => run('sessionKeyOf', () => sessions.keyOf(sessionId)),
+
+    appendMessages: (sessionId, batch) => run('appendMessages', () => messages.append(sessionId, batch)),
+    listMessages: (sessionId, listOptions = {}) =>
+      run('listMessages', () => messages.list(sessionId, listOptions)),
+    countMessages: (sessionId) => run('countMessages', () => messages.count(sessionId)),
+    searchMessages: (query, searchOptions = {}) =>
+      run('searchMessages', () => messages.search(query, searchOptions)),
+
+    markEventProcessed: (platform, eventId, ttlMs) =>
+      run('markEventProcessed', () => ledger.markEventProcessed(platform, eventId, ttlMs)),
+    recordDelivery: (input) => run('recordDelivery', () => ledger.recordDelivery(input)),
+    getDelivery: (receiptKey) => run('getDelivery', () => ledger.getDelivery(receiptKey)),
+
+    addPairingCode: (input) => run('addPairingCode', () => pairing.add(input)),
+    listPairingCodes: (platform) => run('listPairingCodes', () => pairing.listCodes(platform)),
+    consumePairingCode: (platform, code, approvedBy) =>
+      run('consumePairingCode', () => pairing.consume(platform, code, approvedBy)),
+    clearPairingCodes: (platform) => run('clearPairingCodes', () => pairing.clearCodes(platform)),
+    isPairedUser: (platform, userId) => run('isPairedUser', () => pairing.isPaired(platform, userId)),
+    listPairedUsers: (platform) => run('listPairedUsers', () => pairing.listUsers(platform)),
+    revokePairedUser: (platform, userId) => run('revokePairedUser', () => pairing.revoke(platform, userId)),
+
+    saveParkedTurn: (input) => run('saveParkedTurn', () => parked.save(input)),
+    getParkedTurn: (turnId) => run('getParkedTurn', () => parked.get(turnId)),
+    takeParkedTurn: (turnId) => run('takeParkedTurn', () => parked.take(turnId)),
+    deleteParkedTurn: (turnId) => run('deleteParkedTurn', () => parked.delete(turnId)),
+    listParkedTurns: (listOptions = {}) => run('listParkedTurns', () => parked.list(listOptions)),
+
+    prune: (pruneOptions = {}) =>
+      run('prune', () => {
+        const { events, deliveries } = ledger.prune(pruneOptions);
+        return { events, deliveries, pairingCodes: pairing.pruneCodes() };
+      }),
+    ping: () =>
+      run('ping', () => {
+        db.prepare('SELECT 1').get();
+      }),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      // The last connection to close checkpoints the WAL into state.db and removes it.
+      db.close();
+    },
+  };
+}

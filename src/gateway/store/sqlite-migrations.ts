@@ -1,0 +1,208 @@
+import type { Database } from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { HermesError } from '../../errors/hermes-error.js';
+
+export interface Migration {
+  /** 1, 2, 3… in order; stored in `PRAGMA user_version` once applied. */
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/*
+ * Append only: a released migration is never edited, a change is a new entry. Each runs in its
+ * own IMMEDIATE transaction together with the user_version bump, so a crash leaves the schema at
+ * the previous version and a second process opening the file at the same time waits and then
+ * sees the work done.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'sessions, transcript, ledger, pairing, parked turns',
+    sql: `
+      CREATE TABLE sessions (
+        key TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL UNIQUE,
+        title TEXT,
+        model_override TEXT,
+        toolset_overrides TEXT,
+        yolo INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        session_started_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX sessions_updated ON sessions (updated_at);
+
+      CREATE TABLE session_ids (
+        id TEXT PRIMARY KEY,
+        session_key TEXT NOT NULL,
+        started_at INTEGER NOT NULL
+      );
+      CREATE INDEX session_ids_key ON session_ids (session_key);
+
+      CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES session_ids (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+        content TEXT,
+        tool_calls TEXT,
+        tool_call_id TEXT,
+        name TEXT,
+        prompt_tokens INTEGER,
+        completion_tokens INTEGER,
+        created_at INTEGER NOT NULL,
+        UNIQUE (session_id, seq)
+      );
+
+      -- Search index over what people and the model said (tool output stays out: large, noisy).
+      -- Its content table is a view with the same filter as the triggers, so the FTS5 'rebuild'
+      -- command indexes the same rows. The trigram tokenizer matches substrings in any script.
+      CREATE VIEW searchable_messages AS
+        SELECT id, content FROM messages WHERE content IS NOT NULL AND role IN ('user', 'assistant');
+      CREATE VIRTUAL TABLE messages_fts USING fts5 (
+        content,
+        content = 'searchable_messages',
+        content_rowid = 'id',
+        tokenize = 'trigram remove_diacritics 1'
+      );
+      CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages
+        WHEN new.content IS NOT NULL AND new.role IN ('user', 'assistant') BEGIN
+        INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+      END;
+      CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+        WHEN old.content IS NOT NULL AND old.role IN ('user', 'assistant') BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+      END;
+      CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, role ON messages BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, content)
+          SELECT 'delete', old.id, old.content
+          WHERE old.content IS NOT NULL AND old.role IN ('user', 'assistant');
+        INSERT INTO messages_fts (rowid, content)
+          SELECT new.id, new.content
+          WHERE new.content IS NOT NULL AND new.role IN ('user', 'assistant');
+      END;
+
+      CREATE TABLE processed_events (
+        platform TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        seen_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (platform, event_id)
+      );
+      CREATE INDEX processed_events_expiry ON processed_events (expires_at);
+
+      CREATE TABLE deliveries (
+        receipt_key TEXT PRIMARY KEY,
+        platform TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        message_ids TEXT NOT NULL,
+        delivered_at INTEGER NOT NULL
+      );
+      CREATE INDEX deliveries_age ON deliveries (delivered_at);
+
+      CREATE TABLE pairing_codes (
+        platform TEXT NOT NULL,
+        code TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        user_name TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (platform, code)
+      );
+      CREATE INDEX pairing_codes_expiry ON pairing_codes (expires_at);
+
+      CREATE TABLE paired_users (
+        platform TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        user_name TEXT,
+        approved_by TEXT NOT NULL,
+        approved_at INTEGER NOT NULL,
+        PRIMARY KEY (platform, user_id)
+      );
+
+      CREATE TABLE parked_turns (
+        turn_id TEXT PRIMARY KEY,
+        session_key TEXT NOT NULL,
+        state TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER
+      );
+      CREATE INDEX parked_turns_session ON parked_turns (session_key, created_at);
+    `,
+  },
+  {
+    version: 2,
+    name: 'approvals (embedded mode)',
+    sql: `
+      CREATE TABLE approval_requests (
+        id TEXT PRIMARY KEY,
+        session_key TEXT NOT NULL,
+        command_hash TEXT NOT NULL,
+        request TEXT NOT NULL,
+        allow_permanent INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        decision TEXT,
+        claimed INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX approval_requests_pending ON approval_requests (session_key, command_hash)
+        WHERE decision IS NULL;
+      CREATE INDEX approval_requests_expiry ON approval_requests (expires_at);
+
+      CREATE TABLE approval_grants (
+        session_key TEXT NOT NULL,
+        finding_key TEXT NOT NULL,
+        until INTEGER NOT NULL,
+        PRIMARY KEY (session_key, finding_key)
+      );
+
+      CREATE TABLE approval_yolo (
+        session_key TEXT PRIMARY KEY,
+        until INTEGER NOT NULL
+      );
+    `,
+  },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+
+function userVersion(db: Database): number {
+  const value = db.pragma('user_version', { simple: true });
+  return typeof value === 'number' ? value : Number(value);
+}
+
+/**
+ * Brings the schema up to date; returns the versions applied by this call. Refuses a file
+ * written by a newer release (its tables may mean something this code does not know).
+ */
+export function runMigrations(
+  db: Database,
+  logger: Logger,
+  migrations: readonly Migration[] = MIGRATIONS,
+): number[] {
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const found = userVersion(db);
+  if (found > latest) {
+    throw new HermesError(
+      'store_failed',
+      `database schema version ${found} is newer than this release supports (${latest}); upgrade hermes-gateway or restore a backup`,
+    );
+  }
+  const applied: number[] = [];
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    const apply = db.transaction(() => {
+      // Read again inside the write lock: another process may have migrated meanwhile.
+      if (userVersion(db) >= migration.version) return false;
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${Math.trunc(migration.version)}`);
+      return true;
+    });
+    if (apply.immediate()) {
+      applied.push(migration.version);
+      logger.info({ version: migration.version, migration: migration.name }, 'store migration applied');
+    }
+  }
+  return applied;
+}
