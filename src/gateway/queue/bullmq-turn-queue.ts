@@ -1,0 +1,319 @@
+import { type Job, Queue, Worker } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { HermesError } from '../../errors/hermes-error.js';
+import { waitAtMost } from './abortable-sleep.js';
+import { parseInboxItem } from './inbox-item.js';
+import { RedisSessionOps } from './redis-session-ops.js';
+import { SessionJobRunner } from './session-job-runner.js';
+import { type QueueKeys, queueKeys } from './session-keys.js';
+import { abortTurn } from './turn-abort.js';
+import {
+  type BusyInputMode,
+  type InboxItem,
+  QUEUE_DEFAULTS,
+  type StartWorkersOptions,
+  type SubmitResult,
+  type TurnHandler,
+  type TurnQueue,
+  type TurnQueueOptions,
+} from './turn-queue.js';
+
+export interface BullmqTurnQueueOptions extends TurnQueueOptions {
+  /** `redis://…` URL or ioredis options. The queue opens, and closes, connections of its own. */
+  readonly connection: string | RedisOptions;
+  /** First part of every Redis key (BullMQ's and the queue's own). Default `hermes`. */
+  readonly prefix?: string;
+  /** BullMQ queue name. Default `turns`. */
+  readonly queueName?: string;
+  /** Session lock and BullMQ job lock, in ms. Must be the same on every worker. Default 30 000. */
+  readonly lockDurationMs?: number;
+  /** BullMQ stalled-job check interval, in ms. Must be the same on every worker. Default 30 000. */
+  readonly stalledIntervalMs?: number;
+  /** Ms between sweeps for sessions with work but no job (a safety net). Default 60 000. */
+  readonly sweepIntervalMs?: number;
+}
+
+export const BULLMQ_DEFAULTS = {
+  prefix: 'hermes',
+  queueName: 'turns',
+  lockDurationMs: 30_000,
+  stalledIntervalMs: 30_000,
+  sweepIntervalMs: 60_000,
+} as const;
+
+const HEALTH_PING_TIMEOUT_MS = 2_000;
+
+interface SessionJobData {
+  readonly sessionKey: string;
+}
+
+const jobDataSchema = z.object({ sessionKey: z.string().min(1) });
+
+interface WorkerSide {
+  readonly redis: Redis;
+  readonly subscriber: Redis;
+  readonly runner: SessionJobRunner;
+  readonly worker: Worker<SessionJobData, void, 'session'>;
+  readonly sweepTimer: NodeJS.Timeout;
+}
+
+/**
+ * The scale-out queue. Per session it keeps an inbox list, the turn in progress and a lock in
+ * Redis (see session-scripts.ts); BullMQ only carries "this session has work" jobs and brings a
+ * job back when its worker dies (stalled check). The lock holder runs turn after turn until the
+ * inbox is empty, so a session never has two turns at once, whichever worker holds it.
+ */
+export type BullmqTurnQueue = TurnQueue & {
+  /** Adds a job for every session with work and no lock holder. Returns how many. Runs periodically. */
+  sweep(): Promise<number>;
+};
+
+export function createBullmqTurnQueue(options: BullmqTurnQueueOptions): BullmqTurnQueue {
+  return new BullmqTurnQueueImpl(options);
+}
+
+class BullmqTurnQueueImpl implements BullmqTurnQueue {
+  readonly kind = 'bullmq' as const;
+  readonly #options: BullmqTurnQueueOptions;
+  readonly #logger: Logger;
+  readonly #mode: BusyInputMode;
+  readonly #lockMs: number;
+  readonly #settings: Required<Omit<TurnQueueOptions, 'logger' | 'busyInputMode'>> &
+    Required<Omit<BullmqTurnQueueOptions, keyof TurnQueueOptions | 'connection'>>;
+  readonly #keys: QueueKeys;
+  readonly #client: Redis;
+  readonly #ops: RedisSessionOps;
+  readonly #queue: Queue<SessionJobData, void, 'session'>;
+  readonly #active = new Map<string, AbortController>();
+  readonly #stop = new AbortController();
+  #workerSide: WorkerSide | undefined;
+  #started = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: BullmqTurnQueueOptions) {
+    this.#options = options;
+    this.#mode = options.busyInputMode ?? QUEUE_DEFAULTS.busyInputMode;
+    this.#settings = {
+      dedupeWindowMs: options.dedupeWindowMs ?? QUEUE_DEFAULTS.dedupeWindowMs,
+      maxAttempts: options.maxAttempts ?? QUEUE_DEFAULTS.maxAttempts,
+      backoffMs: options.backoffMs ?? QUEUE_DEFAULTS.backoffMs,
+      maxBackoffMs: options.maxBackoffMs ?? QUEUE_DEFAULTS.maxBackoffMs,
+      shutdownGraceMs: options.shutdownGraceMs ?? QUEUE_DEFAULTS.shutdownGraceMs,
+      abortWaitMs: options.abortWaitMs ?? QUEUE_DEFAULTS.abortWaitMs,
+      prefix: options.prefix ?? BULLMQ_DEFAULTS.prefix,
+      queueName: options.queueName ?? BULLMQ_DEFAULTS.queueName,
+      lockDurationMs: options.lockDurationMs ?? BULLMQ_DEFAULTS.lockDurationMs,
+      stalledIntervalMs: options.stalledIntervalMs ?? BULLMQ_DEFAULTS.stalledIntervalMs,
+      sweepIntervalMs: options.sweepIntervalMs ?? BULLMQ_DEFAULTS.sweepIntervalMs,
+    };
+    const { prefix, queueName } = this.#settings;
+    this.#lockMs = this.#settings.lockDurationMs;
+    this.#logger = options.logger.child({ component: 'turn-queue', queue: 'bullmq', queueName });
+    this.#keys = queueKeys(`${prefix}:gw:${queueName}`);
+    this.#client = this.#connect('producer', { maxRetriesPerRequest: 3 });
+    this.#ops = new RedisSessionOps(this.#client, this.#keys, this.#logger);
+    this.#queue = new Queue<SessionJobData, void, 'session'>(queueName, { connection: this.#client, prefix });
+    this.#queue.on('error', (error) => this.#logger.warn({ err: error }, 'BullMQ queue error'));
+  }
+
+  async submit(raw: InboxItem): Promise<SubmitResult> {
+    if (this.#closing) throw new HermesError('queue_closed', 'the turn queue is closed');
+    const item = parseInboxItem(raw);
+    const session = this.#keys.session(item.sessionKey);
+    let reply: Awaited<ReturnType<RedisSessionOps['submit']>>;
+    try {
+      reply = await this.#ops.submit(session, item, {
+        mode: this.#mode,
+        dedupeMs: this.#settings.dedupeWindowMs,
+        interruptTtlMs: this.#lockMs * 3,
+      });
+    } catch (error) {
+      throw new HermesError('queue_failed', `could not queue the message (Redis): ${errorText(error)}`, {
+        cause: error,
+      });
+    }
+    // The item is stored either way; if adding the job fails, the periodic sweep schedules it.
+    if (reply.scheduleJob) await this.#addJob(item.sessionKey).catch(() => undefined);
+    if (reply.interruptTurnId !== undefined) {
+      await this.#client.publish(this.#keys.interruptChannel, reply.interruptTurnId).catch((error) => {
+        this.#logger.warn({ err: error }, 'interrupt publish failed; the lock renewal will see it');
+      });
+    }
+    return { status: reply.status };
+  }
+
+  async startWorkers(handler: TurnHandler, options: StartWorkersOptions): Promise<void> {
+    if (this.#closing) throw new HermesError('queue_closed', 'the turn queue is closed');
+    if (this.#started) throw new HermesError('queue_failed', 'startWorkers was already called');
+    if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
+      throw new HermesError(
+        'queue_failed',
+        `concurrency must be a positive integer, got ${options.concurrency}`,
+      );
+    }
+    this.#started = true;
+    const { prefix, queueName, stalledIntervalMs, maxAttempts, sweepIntervalMs } = this.#settings;
+    const redis = this.#connect('worker', { maxRetriesPerRequest: null });
+    const subscriber = this.#connect('interrupts', { maxRetriesPerRequest: null });
+    subscriber.on('message', (_channel: string, turnId: string) => {
+      const controller = this.#active.get(turnId);
+      if (controller) abortTurn(controller, 'interrupt');
+    });
+    const worker = new Worker<SessionJobData, void, 'session'>(queueName, (job) => this.#process(job), {
+      connection: redis,
+      prefix,
+      concurrency: options.concurrency,
+      lockDuration: this.#lockMs,
+      stalledInterval: stalledIntervalMs,
+      // Crashes are counted (and bounded) by the queue itself; BullMQ must not give up first.
+      maxStalledCount: maxAttempts + 1,
+    });
+    worker.on('error', (error) => this.#logger.warn({ err: error }, 'BullMQ worker error'));
+    worker.on('failed', (job, error) =>
+      this.#logger.warn({ err: error, jobId: job?.id }, 'session job failed (Redis trouble?)'),
+    );
+    const sweepTimer = setInterval(() => {
+      this.sweep().catch((error: unknown) => this.#logger.warn({ err: error }, 'sweep failed'));
+    }, sweepIntervalMs);
+    sweepTimer.unref();
+    this.#workerSide = {
+      redis,
+      subscriber,
+      runner: new SessionJobRunner({
+        ops: new RedisSessionOps(redis, this.#keys, this.#logger),
+        handler,
+        onFailed: options.onFailed,
+        mode: this.#mode,
+        lockMs: this.#lockMs,
+        stalledIntervalMs,
+        maxAttempts,
+        backoffMs: this.#settings.backoffMs,
+        maxBackoffMs: this.#settings.maxBackoffMs,
+        active: this.#active,
+        stop: this.#stop.signal,
+        addJob: (sessionKey) => this.#addJob(sessionKey),
+        logger: this.#logger,
+      }),
+      worker,
+      sweepTimer,
+    };
+    await subscriber.subscribe(this.#keys.interruptChannel);
+    await worker.waitUntilReady();
+    await this.sweep();
+  }
+
+  async sweep(): Promise<number> {
+    let scheduled = 0;
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.#client.hscan(this.#keys.sessions, cursor, 'COUNT', 200);
+      cursor = next;
+      for (let index = 1; index < flat.length; index += 2) {
+        const session = this.#keys.session(flat[index]!);
+        if (await this.#ops.needsJob(session)) {
+          await this.#addJob(session.sessionKey);
+          scheduled += 1;
+        }
+      }
+    } while (cursor !== '0');
+    if (scheduled > 0) this.#logger.info({ scheduled }, 'sweep scheduled sessions that had no job');
+    return scheduled;
+  }
+
+  async depth(): Promise<number> {
+    const value = Number(await this.#client.get(this.#keys.depth));
+    return Number.isFinite(value) && value > 0 ? value : 0;
+  }
+
+  activeTurns(): number {
+    return this.#active.size;
+  }
+
+  async health(): Promise<{ ok: boolean; reason?: string }> {
+    if (this.#closing) return { ok: false, reason: 'closed' };
+    const status = this.#client.status;
+    if (status === 'end' || status === 'close') return { ok: false, reason: `redis connection ${status}` };
+    const ping = this.#client.ping();
+    try {
+      if (!(await waitAtMost(ping, HEALTH_PING_TIMEOUT_MS))) {
+        return { ok: false, reason: `redis did not answer within ${HEALTH_PING_TIMEOUT_MS} ms` };
+      }
+      await ping;
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, reason: `redis ping failed: ${errorText(error)}` };
+    }
+  }
+
+  close(options: { graceMs?: number } = {}): Promise<void> {
+    this.#closing ??= this.#shutdown(options.graceMs ?? this.#settings.shutdownGraceMs);
+    return this.#closing;
+  }
+
+  async #shutdown(graceMs: number): Promise<void> {
+    this.#stop.abort();
+    const side = this.#workerSide;
+    if (side) {
+      clearInterval(side.sweepTimer);
+      const drained = side.worker.close();
+      if (!(await waitAtMost(drained, graceMs))) {
+        for (const controller of this.#active.values()) abortTurn(controller, 'shutdown');
+        if (!(await waitAtMost(drained, this.#settings.abortWaitMs))) {
+          this.#logger.warn('closing with turn handlers that ignored the shutdown abort');
+        }
+      }
+      await quit(side.subscriber);
+    }
+    await this.#queue.close().catch((error: unknown) => this.#logger.warn({ err: error }, 'queue close'));
+    if (side) await quit(side.redis);
+    await quit(this.#client);
+  }
+
+  #connect(role: string, overrides: Pick<RedisOptions, 'maxRetriesPerRequest'>): Redis {
+    const { connection } = this.#options;
+    const redis =
+      typeof connection === 'string'
+        ? new Redis(connection, { ...overrides, connectionName: `hermes-${role}` })
+        : new Redis({ ...connection, ...overrides, connectionName: `hermes-${role}` });
+    redis.on('error', (error: unknown) => this.#logger.warn({ err: error, role }, 'redis connection error'));
+    return redis;
+  }
+
+  async #addJob(sessionKey: string): Promise<void> {
+    try {
+      await this.#queue.add(
+        'session',
+        { sessionKey },
+        {
+          removeOnComplete: true,
+          removeOnFail: { count: 1_000 },
+          attempts: 5,
+          backoff: { type: 'exponential', delay: 1_000 },
+        },
+      );
+    } catch (error) {
+      this.#logger.error({ err: error, sessionKey }, 'could not add a session job; the sweep will retry');
+      throw error;
+    }
+  }
+
+  async #process(job: Job<SessionJobData, void, 'session'>): Promise<void> {
+    const data = jobDataSchema.safeParse(job.data);
+    if (!this.#workerSide || !data.success) return;
+    await this.#workerSide.runner.run(this.#keys.session(data.data.sessionKey), job.attemptsStarted > 1);
+  }
+}
+
+async function quit(redis: Redis): Promise<void> {
+  try {
+    await redis.quit();
+  } catch {
+    redis.disconnect();
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { decodeInboxItem, encodeInboxItem } from './inbox-item.js';
+import type { RedisScript } from './redis-script.js';
+import { runScript } from './redis-script.js';
+import type { QueueKeys, SessionKeys } from './session-keys.js';
+import {
+  ATTEMPT_FAILED,
+  BEGIN_ATTEMPT,
+  CLAIM,
+  FINISH,
+  lifecycleKeys,
+  RELEASE,
+  RENEW,
+  SUBMIT,
+  SWEEP_ONE,
+  TAKE_STEERING,
+} from './session-scripts.js';
+import type { BusyInputMode, InboxItem, SubmitStatus } from './turn-queue.js';
+
+/** A turn handed to this worker by CLAIM or FINISH. */
+export interface ClaimedTurn {
+  readonly kind: 'turn';
+  readonly turnId: string;
+  readonly attempt: number;
+  readonly failures: number;
+  readonly items: InboxItem[];
+}
+
+export type ClaimReply = ClaimedTurn | { readonly kind: 'busy' | 'idle' | 'pending' | 'lost' };
+
+export interface SubmitReply {
+  readonly status: SubmitStatus;
+  /** No turn holds the session: a job must be added so a worker picks the item up. */
+  readonly scheduleJob: boolean;
+  /** Turn to interrupt (busy mode `interrupt`). */
+  readonly interruptTurnId?: string;
+}
+
+const submitReply = z.tuple([
+  z.enum(['started', 'queued', 'steered', 'interrupting', 'duplicate']),
+  z.number(),
+  z.string().optional(),
+]);
+const turnReply = z.tuple([z.literal('turn'), z.string(), z.number(), z.number(), z.array(z.string())]);
+const simpleReply = z.tuple([z.enum(['busy', 'idle', 'pending', 'lost'])]);
+const wireList = z.array(z.string());
+const integer = z.number().int();
+
+/** Typed wrappers around the session scripts; one instance per Redis connection. */
+export class RedisSessionOps {
+  readonly #redis: Redis;
+  readonly #keys: QueueKeys;
+  readonly #logger: Logger;
+
+  constructor(redis: Redis, keys: QueueKeys, logger: Logger) {
+    this.#redis = redis;
+    this.#keys = keys;
+    this.#logger = logger;
+  }
+
+  async submit(
+    session: SessionKeys,
+    item: InboxItem,
+    settings: { mode: BusyInputMode; dedupeMs: number; interruptTtlMs: number },
+  ): Promise<SubmitReply> {
+    const reply = submitReply.parse(
+      await this.#run(
+        SUBMIT,
+        [
+          this.#keys.seen(session, item.eventId),
+          session.inbox,
+          session.lock,
+          session.turn,
+          session.interrupt,
+          this.#keys.sessions,
+          this.#keys.depth,
+        ],
+        [
+          settings.dedupeMs,
+          encodeInboxItem(item),
+          settings.mode,
+          session.hash,
+          session.sessionKey,
+          settings.interruptTtlMs,
+        ],
+      ),
+    );
+    const [status, schedule, interruptTurnId] = reply;
+    return { status, scheduleJob: schedule === 1, ...(interruptTurnId ? { interruptTurnId } : {}) };
+  }
+
+  async claim(session: SessionKeys, token: string, lockMs: number): Promise<ClaimReply> {
+    return this.#claimReply(
+      await this.#run(CLAIM, lifecycleKeys(this.#keys, session), [token, lockMs, randomUUID(), session.hash]),
+    );
+  }
+
+  async finish(session: SessionKeys, token: string, lockMs: number, next: boolean): Promise<ClaimReply> {
+    return this.#claimReply(
+      await this.#run(FINISH, lifecycleKeys(this.#keys, session), [
+        token,
+        lockMs,
+        randomUUID(),
+        session.hash,
+        next ? 1 : 0,
+      ]),
+    );
+  }
+
+  async release(session: SessionKeys, token: string): Promise<boolean> {
+    return integer.parse(await this.#run(RELEASE, [session.lock, session.turn], [token])) === 1;
+  }
+
+  async attemptFailed(session: SessionKeys, token: string): Promise<number | undefined> {
+    const failures = integer.parse(await this.#run(ATTEMPT_FAILED, [session.lock, session.turn], [token]));
+    return failures < 0 ? undefined : failures;
+  }
+
+  async beginAttempt(session: SessionKeys, token: string, lockMs: number): Promise<number | undefined> {
+    const attempt = integer.parse(
+      await this.#run(BEGIN_ATTEMPT, [session.lock, session.turn], [token, lockMs]),
+    );
+    return attempt < 0 ? undefined : attempt;
+  }
+
+  /** Extends the lock; says whether it is still ours and whether the turn was asked to stop. */
+  async renew(
+    session: SessionKeys,
+    token: string,
+    lockMs: number,
+    turnId: string,
+  ): Promise<'owned' | 'lost' | 'interrupt'> {
+    const reply = integer.parse(
+      await this.#run(RENEW, [session.lock, session.interrupt], [token, lockMs, turnId]),
+    );
+    return reply < 0 ? 'lost' : reply === 1 ? 'interrupt' : 'owned';
+  }
+
+  async takeSteering(session: SessionKeys, token: string): Promise<InboxItem[]> {
+    const wire = wireList.parse(
+      await this.#run(
+        TAKE_STEERING,
+        [session.lock, session.inbox, session.turnItems, this.#keys.depth],
+        [token],
+      ),
+    );
+    return this.#decodeAll(wire);
+  }
+
+  /** True when the session has work and nobody holds its lock (a job should be added). */
+  async needsJob(session: SessionKeys): Promise<boolean> {
+    const reply = await this.#run(
+      SWEEP_ONE,
+      [session.lock, session.turn, session.inbox, this.#keys.sessions],
+      [session.hash],
+    );
+    return integer.parse(reply) === 1;
+  }
+
+  #run(script: RedisScript, keys: readonly string[], args: readonly (string | number)[]) {
+    return runScript(this.#redis, script, keys, args);
+  }
+
+  #claimReply(raw: unknown): ClaimReply {
+    const turn = turnReply.safeParse(raw);
+    if (turn.success) {
+      const [, turnId, attempt, failures, wire] = turn.data;
+      return { kind: 'turn', turnId, attempt, failures, items: this.#decodeAll(wire) };
+    }
+    return { kind: simpleReply.parse(raw)[0] };
+  }
+
+  /** Skips (and logs) an item that does not decode rather than wedging the session on it. */
+  #decodeAll(wire: readonly string[]): InboxItem[] {
+    const items: InboxItem[] = [];
+    for (const entry of wire) {
+      try {
+        items.push(decodeInboxItem(entry));
+      } catch (error) {
+        this.#logger.error({ err: error }, 'dropping an inbox item that does not decode');
+      }
+    }
+    return items;
+  }
+}

@@ -1,0 +1,189 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BullmqTurnQueue,
+  type BullmqTurnQueueOptions,
+  createBullmqTurnQueue,
+} from '../../../src/gateway/queue/bullmq-turn-queue.js';
+import { queueKeys } from '../../../src/gateway/queue/session-keys.js';
+import type { TurnContext } from '../../../src/gateway/queue/turn-queue.js';
+import { aborted, deferred, failures, makeItem, recorder, sleep, waitFor } from './queue-test-kit.js';
+import { deleteUnder, keysUnder, REDIS_URL, TEST_QUEUE_TIMING, uniquePrefix } from './redis-test-kit.js';
+import { describeTurnQueueConformance } from './turn-queue-conformance.js';
+
+const logger = pino({ level: 'silent' });
+const prefixes: string[] = [];
+let redis: Redis;
+
+beforeAll(() => {
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+});
+
+afterAll(async () => {
+  for (const prefix of prefixes) await deleteUnder(redis, prefix);
+  await redis.quit();
+});
+
+function freshPrefix(): string {
+  const prefix = uniquePrefix();
+  prefixes.push(prefix);
+  return prefix;
+}
+
+function makeQueue(prefix: string, options: Partial<BullmqTurnQueueOptions> = {}): BullmqTurnQueue {
+  return createBullmqTurnQueue({
+    logger,
+    connection: REDIS_URL,
+    prefix,
+    backoffMs: 10,
+    ...TEST_QUEUE_TIMING,
+    ...options,
+  });
+}
+
+describeTurnQueueConformance('bullmq', async (options) => makeQueue(freshPrefix(), options));
+
+describe('bullmq turn queue across instances', () => {
+  const open: BullmqTurnQueue[] = [];
+  const track = (queue: BullmqTurnQueue) => {
+    open.push(queue);
+    return queue;
+  };
+
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((queue) => queue.close({ graceMs: 100 })));
+  });
+
+  it('two worker instances never run one session twice at once and keep its order', async () => {
+    const prefix = freshPrefix();
+    const a = track(makeQueue(prefix));
+    const b = track(makeQueue(prefix));
+    const active = new Map<string, number>();
+    let maxPerSession = 0;
+    const rec = recorder(async (turn) => {
+      const now = (active.get(turn.sessionKey) ?? 0) + 1;
+      active.set(turn.sessionKey, now);
+      maxPerSession = Math.max(maxPerSession, now);
+      await sleep(3);
+      active.set(turn.sessionKey, now - 1);
+    });
+    await a.startWorkers(rec.handler, { concurrency: 2, onFailed: failures().onFailed });
+    await b.startWorkers(rec.handler, { concurrency: 2, onFailed: failures().onFailed });
+    const sessions = ['s1', 's2', 's3'];
+    const sent = new Map<string, string[]>(sessions.map((key) => [key, []]));
+    for (let index = 0; index < 36; index += 1) {
+      const key = sessions[index % 3]!;
+      sent.get(key)!.push(`e${index}`);
+      await (index % 2 === 0 ? a : b).submit(makeItem(key, `e${index}`));
+      if (index % 5 === 0) await sleep(4);
+    }
+    await waitFor(() => rec.handled().length === 36, 'all 36 handled');
+    expect(maxPerSession).toBe(1);
+    for (const key of sessions) expect(rec.handled(key)).toEqual(sent.get(key));
+    await waitFor(async () => (await a.depth()) === 0, 'depth back to zero');
+  });
+
+  it('an interrupt sent by a producer-only instance reaches the worker instance', async () => {
+    const prefix = freshPrefix();
+    const producer = track(makeQueue(prefix, { busyInputMode: 'interrupt' }));
+    const worker = track(makeQueue(prefix, { busyInputMode: 'interrupt' }));
+    const rec = recorder(async (turn) => {
+      if (turn.items[0]?.eventId === 'm1') await aborted(turn.signal);
+    });
+    await worker.startWorkers(rec.handler, { concurrency: 1, onFailed: failures().onFailed });
+    expect((await producer.submit(makeItem('s', 'm1'))).status).toBe('started');
+    await waitFor(() => rec.turns.length === 1, 'turn running on the worker instance');
+    expect((await producer.submit(makeItem('s', 'm2'))).status).toBe('interrupting');
+    await waitFor(() => rec.handled('s').length === 2, 'both turns ended');
+    expect(rec.turns.map((turn) => [turn.eventIds, turn.abortReason])).toEqual([
+      [['m1'], 'interrupt'],
+      [['m2'], undefined],
+    ]);
+  });
+
+  it('sees an interrupt through the lock renewal when the pub/sub message is missed', async () => {
+    const prefix = freshPrefix();
+    const worker = track(makeQueue(prefix, { busyInputMode: 'interrupt' }));
+    const rec = recorder(async (turn) => {
+      await aborted(turn.signal);
+    });
+    await worker.startWorkers(rec.handler, { concurrency: 1, onFailed: failures().onFailed });
+    await worker.submit(makeItem('s', 'm1'));
+    await waitFor(() => rec.turns.length === 1, 'turn running');
+    // What SUBMIT does in interrupt mode, minus the publish.
+    const keys = queueKeys(`${prefix}:gw:turns`).session('s');
+    await redis.set(keys.interrupt, rec.turns[0]!.turnId, 'PX', 60_000);
+    await waitFor(() => rec.turns[0]!.ended, 'turn aborted');
+    expect(rec.turns[0]!.abortReason).toBe('interrupt');
+  });
+
+  it('hands a turn cut off by shutdown to another instance: same turn, same items, next attempt', async () => {
+    const prefix = freshPrefix();
+    const first = track(makeQueue(prefix));
+    const firstRec = recorder(async (turn) => {
+      await aborted(turn.signal);
+      throw turn.signal.reason;
+    });
+    const failed = failures();
+    await first.startWorkers(firstRec.handler, { concurrency: 1, onFailed: failed.onFailed });
+    await first.submit(makeItem('s', 'm1'));
+    await waitFor(() => firstRec.turns.length === 1, 'turn running on the first instance');
+    await first.submit(makeItem('s', 'm2'));
+    await first.close({ graceMs: 30 });
+    expect(firstRec.turns[0]!.abortReason).toBe('shutdown');
+
+    const second = track(makeQueue(prefix));
+    const secondRec = recorder();
+    await second.startWorkers(secondRec.handler, { concurrency: 1, onFailed: failed.onFailed });
+    await waitFor(() => secondRec.handled('s').length === 2, 'turns finished on the second instance');
+    expect(secondRec.turns.map((turn) => [turn.turnId, turn.eventIds, turn.attempt])).toEqual([
+      [firstRec.turns[0]!.turnId, ['m1'], 2],
+      [expect.any(String), ['m2'], 1],
+    ]);
+    expect(failed.list).toEqual([]);
+  });
+
+  it('the sweep schedules a session whose job went missing', async () => {
+    const prefix = freshPrefix();
+    const producer = track(makeQueue(prefix));
+    await producer.submit(makeItem('s', 'orphan'));
+    const bull = new Queue('turns', { connection: redis, prefix });
+    try {
+      await bull.drain();
+      expect(await bull.getWaitingCount()).toBe(0);
+    } finally {
+      await bull.close();
+    }
+    const worker = track(makeQueue(prefix));
+    const rec = recorder();
+    await worker.startWorkers(rec.handler, { concurrency: 1, onFailed: failures().onFailed });
+    await waitFor(() => rec.handled('s').length === 1, 'orphaned item handled');
+    expect(await worker.sweep()).toBe(0);
+  });
+
+  it('leaves no per-session keys behind once sessions are idle', async () => {
+    const prefix = freshPrefix();
+    const queue = track(makeQueue(prefix, { busyInputMode: 'steer' }));
+    const gate = deferred();
+    const rec = recorder(async (turn: TurnContext, record) => {
+      if (turn.items[0]?.eventId !== 'm1') return;
+      await gate.promise;
+      record.steered.push(...(await turn.takeSteering()).map((item) => item.eventId));
+    });
+    await queue.startWorkers(rec.handler, { concurrency: 2, onFailed: failures().onFailed });
+    await queue.submit(makeItem('a', 'm1'));
+    await waitFor(() => rec.turns.length === 1, 'turn running');
+    await queue.submit(makeItem('a', 'm2'));
+    await queue.submit(makeItem('b', 'm1'));
+    gate.resolve();
+    await waitFor(() => rec.handled().length === 3, 'all handled');
+    await waitFor(async () => (await redis.hlen(`${prefix}:gw:turns:sessions`)) === 0, 'sessions idle');
+    const leftovers = (await keysUnder(redis, `${prefix}:gw`)).filter(
+      (key) => !key.includes(':seen:') && !key.endsWith(':depth'),
+    );
+    expect(leftovers).toEqual([]);
+    expect(await queue.depth()).toBe(0);
+  });
+});
