@@ -1,0 +1,332 @@
+import type { ShellCommand, ShellRedirect, ShellWord } from './shell-types.js';
+
+/** A wrapper peeled off a command (`sudo -u x`, `env A=1`, `nohup`…) with its own options. */
+export interface ShellWrapper {
+  readonly name: string;
+  readonly options: readonly string[];
+}
+
+/** One simple command after wrapper peeling: what actually runs, and how it was reached. */
+export interface Segment {
+  readonly command: ShellCommand;
+  /** Lower-case base name of the program (`/usr/bin/RM.exe` → `rm`); '' when none. */
+  readonly verb: string;
+  /** Rule family of the verb (`python3.11` → `python`, `mkfs.ext4` → `mkfs`, `zsh` → `shell`). */
+  readonly family: string;
+  readonly verbWord: ShellWord | undefined;
+  readonly args: readonly ShellWord[];
+  /** Argument texts as written (case kept). */
+  readonly argv: readonly string[];
+  /** Argument texts lower-cased. */
+  readonly argl: readonly string[];
+  readonly wrappers: readonly ShellWrapper[];
+  /** `NAME=value` assignments in front of the command or given to `env`. */
+  readonly assignments: readonly string[];
+  readonly redirects: readonly ShellRedirect[];
+  readonly background: boolean;
+}
+
+interface WrapperSpec {
+  /** Short options that take a value (`-u root` or `-uroot`). */
+  readonly valueShort?: string;
+  /** Long options that take a value unless written `--opt=value`. */
+  readonly valueLong?: readonly string[];
+  /** Short options that mean the wrapper runs no command (`command -v`, `ionice -p`). */
+  readonly stopShort?: string;
+  /** Positional arguments before the command (`timeout 5`, `chroot DIR`, `taskset MASK`). */
+  readonly positional?: number;
+  /** Accepts `NAME=value` words before the command (`env`, `sudo`). */
+  readonly assignments?: boolean;
+}
+
+const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, WrapperSpec>([
+  [
+    'sudo',
+    {
+      valueShort: 'CDghprRtTUu',
+      valueLong: [
+        '--user',
+        '--group',
+        '--host',
+        '--prompt',
+        '--role',
+        '--type',
+        '--other-user',
+        '--close-from',
+      ],
+      assignments: true,
+    },
+  ],
+  ['doas', { valueShort: 'uC' }],
+  ['pkexec', { valueLong: ['--user'] }],
+  ['env', { valueShort: 'uCP', valueLong: ['--unset', '--chdir'], stopShort: 'S', assignments: true }],
+  ['exec', { valueShort: 'a' }],
+  ['nohup', {}],
+  ['setsid', {}],
+  ['time', { valueShort: 'fo', valueLong: ['--format', '--output'] }],
+  ['nice', { valueShort: 'n', valueLong: ['--adjustment'] }],
+  ['ionice', { valueShort: 'cn', stopShort: 'pPu' }],
+  ['chrt', { valueShort: 'TPD', stopShort: 'p', positional: 1 }],
+  ['taskset', { stopShort: 'p', positional: 1 }],
+  ['stdbuf', { valueShort: 'ioe', valueLong: ['--input', '--output', '--error'] }],
+  ['command', { stopShort: 'vV' }],
+  ['builtin', {}],
+  ['busybox', {}],
+  ['toybox', {}],
+  ['timeout', { valueShort: 'sk', valueLong: ['--signal', '--kill-after'], positional: 1 }],
+  ['unbuffer', {}],
+  ['caffeinate', { valueShort: 'tw' }],
+  ['flock', { valueShort: 'wE', stopShort: 'c', positional: 1 }],
+  ['chroot', { valueLong: ['--userspec', '--groups'], positional: 1 }],
+  ['sshpass', { valueShort: 'pfdP' }],
+  ['npx', { valueShort: 'p', valueLong: ['--package'] }],
+  ['bunx', {}],
+  ['pnpx', {}],
+]);
+
+/** Reserved words that may precede a command without being one. */
+const KEYWORDS = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'do',
+  'done',
+  'while',
+  'until',
+  '!',
+  '{',
+  '}',
+  'coproc',
+]);
+/** Reserved words after which the rest of the simple command is not a command. */
+const NON_COMMANDS = new Set(['for', 'select', 'case', 'in', 'esac']);
+const MAX_PEEL = 32;
+
+const SHELLS = new Set([
+  'bash',
+  'sh',
+  'zsh',
+  'ksh',
+  'dash',
+  'ash',
+  'mksh',
+  'yash',
+  'fish',
+  'csh',
+  'tcsh',
+  'rbash',
+]);
+
+/** Lower-case base name without directory or `.exe`. */
+export function verbName(text: string): string {
+  const slash = Math.max(text.lastIndexOf('/'), text.lastIndexOf('\\'));
+  let name = (slash >= 0 ? text.slice(slash + 1) : text).toLowerCase();
+  if (name.endsWith('.exe')) name = name.slice(0, -4);
+  return name;
+}
+
+/** Maps versioned or variant program names onto the name their rules are filed under. */
+export function verbFamily(verb: string): string {
+  if (SHELLS.has(verb)) return 'shell';
+  switch (verb.charCodeAt(0)) {
+    case 0x70: // p
+      if (/^(?:python[0-9.]*|py|pypy[0-9.]*)$/.test(verb)) return 'python';
+      if (/^pip[0-9.]*$/.test(verb)) return 'pip';
+      if (/^perl[0-9.]*$/.test(verb)) return 'perl';
+      if (/^php[0-9.]*$/.test(verb)) return 'php';
+      if (verb === 'pwsh') return 'powershell';
+      if (verb === 'podman-compose') return 'compose';
+      return verb;
+    case 0x6d: // m
+      if (verb.startsWith('mkfs')) return 'mkfs';
+      return verb === 'mawk' ? 'awk' : verb;
+    case 0x6e: // n
+      if (verb.startsWith('newfs')) return 'newfs';
+      if (/^(?:node[0-9]*|nodejs)$/.test(verb)) return 'node';
+      return verb === 'nawk' ? 'awk' : verb;
+    case 0x72: // r
+      return /^ruby[0-9.]*$/.test(verb) ? 'ruby' : verb;
+    case 0x6c: // l
+      return /^(?:lua[0-9.]*|luajit)$/.test(verb) ? 'lua' : verb;
+    case 0x67: // g
+      return verb === 'gawk' ? 'awk' : verb;
+    case 0x64: // d
+      return verb === 'docker-compose' ? 'compose' : verb;
+    case 0x76: // v
+    case 0x6b: // k
+      return verb === 'valkey-cli' || verb === 'keydb-cli' ? 'redis-cli' : verb;
+    default:
+      return verb;
+  }
+}
+
+/** True for `NAME=value` / `NAME+=value`. */
+export function isAssignment(text: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(text);
+}
+
+/** Peels keywords, assignments and wrappers off a simple command. */
+export function peelCommand(command: ShellCommand): Segment {
+  const words = command.words;
+  const wrappers: ShellWrapper[] = [];
+  const assignments: string[] = [];
+  let i = 0;
+  let skipName = false;
+  let verbIndex = -1;
+  for (let guard = 0; i < words.length && guard < MAX_PEEL; guard += 1) {
+    const word = words[i] as ShellWord;
+    const text = word.text;
+    if (skipName) {
+      skipName = false;
+      i += 1;
+      continue;
+    }
+    if (isAssignment(text)) {
+      assignments.push(text);
+      i += 1;
+      continue;
+    }
+    const lower = text.toLowerCase();
+    if (!word.quoted && KEYWORDS.has(lower)) {
+      i += 1;
+      continue;
+    }
+    if (!word.quoted && lower === 'function') {
+      skipName = true;
+      i += 1;
+      continue;
+    }
+    if (!word.quoted && NON_COMMANDS.has(lower)) {
+      verbIndex = -2;
+      break;
+    }
+    const name = verbName(text);
+    const spec = WRAPPERS.get(name);
+    if (spec === undefined) {
+      verbIndex = i;
+      break;
+    }
+    const end = wrapperEnd(words, i + 1, spec, assignments);
+    if (end < 0 || end >= words.length) {
+      // The wrapper runs nothing we can see (`sudo -s`, `command -v x`, `env -S '…'`).
+      if (end < 0) verbIndex = i;
+      else wrappers.push({ name, options: texts(words, i + 1, end) });
+      i = words.length;
+      break;
+    }
+    wrappers.push({ name, options: texts(words, i + 1, end) });
+    i = end;
+  }
+  if (verbIndex === -1 && i < words.length) verbIndex = i;
+  const verbWord = verbIndex >= 0 ? words[verbIndex] : undefined;
+  const args = verbIndex >= 0 ? words.slice(verbIndex + 1) : verbIndex === -2 ? words.slice(i) : [];
+  const verb = verbWord === undefined ? '' : verbName(verbWord.text);
+  const argv = args.map((arg) => arg.text);
+  return {
+    command,
+    verb,
+    family: verbFamily(verb),
+    verbWord,
+    args,
+    argv,
+    argl: argv.map((text) => text.toLowerCase()),
+    wrappers,
+    assignments,
+    redirects: command.redirects,
+    background: command.background,
+  };
+}
+
+/** Index of the wrapped command, or -1 when this wrapper does not run one. */
+function wrapperEnd(
+  words: readonly ShellWord[],
+  start: number,
+  spec: WrapperSpec,
+  assignments: string[],
+): number {
+  let i = start;
+  let positional = spec.positional ?? 0;
+  while (i < words.length) {
+    const text = (words[i] as ShellWord).text;
+    if (text === '--') return i + 1 + positional;
+    if (text.startsWith('--')) {
+      const eq = text.indexOf('=');
+      const name = eq < 0 ? text : text.slice(0, eq);
+      if (name === '--split-string') return -1;
+      i += eq < 0 && spec.valueLong?.includes(name) ? 2 : 1;
+      continue;
+    }
+    if (text.startsWith('-') && text.length > 1) {
+      const letters = text.slice(1);
+      if (/^[0-9]+$/.test(letters)) {
+        i += 1;
+        continue;
+      }
+      let consumesNext = false;
+      for (let k = 0; k < letters.length; k += 1) {
+        const letter = letters[k] as string;
+        if (spec.stopShort?.includes(letter)) return -1;
+        if (spec.valueShort?.includes(letter)) {
+          consumesNext = k === letters.length - 1;
+          break;
+        }
+      }
+      i += consumesNext ? 2 : 1;
+      continue;
+    }
+    if (spec.assignments === true && isAssignment(text)) {
+      assignments.push(text);
+      i += 1;
+      continue;
+    }
+    if (positional > 0) {
+      positional -= 1;
+      i += 1;
+      continue;
+    }
+    return i;
+  }
+  return i;
+}
+
+function texts(words: readonly ShellWord[], from: number, to: number): string[] {
+  const out: string[] = [];
+  for (let i = from; i < to && i < words.length; i += 1) out.push((words[i] as ShellWord).text);
+  return out;
+}
+
+/** Splits option words from operands; everything after `--` is an operand. */
+export function operands(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  let options = true;
+  for (const arg of argv) {
+    if (options && arg === '--') options = false;
+    else if (!options || !arg.startsWith('-') || arg === '-') out.push(arg);
+  }
+  return out;
+}
+
+/** The letters of short-option clusters before `--` (`-rf` → r, f), case kept. */
+export function shortLetters(argv: readonly string[]): string {
+  let out = '';
+  for (const arg of argv) {
+    if (arg === '--') break;
+    if (arg.length > 1 && arg.startsWith('-') && !arg.startsWith('--')) out += arg.slice(1);
+  }
+  return out;
+}
+
+/** Long options before `--`, lower-cased and without `=value`. */
+export function longOptions(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const arg of argv) {
+    if (arg === '--') break;
+    if (arg.startsWith('--') && arg.length > 2) {
+      const eq = arg.indexOf('=');
+      out.push((eq < 0 ? arg : arg.slice(0, eq)).toLowerCase());
+    }
+  }
+  return out;
+}

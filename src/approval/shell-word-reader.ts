@@ -1,0 +1,344 @@
+import type { ShellCommand, ShellPipeline, ShellWord } from './shell-types.js';
+import { decodeAnsiC, ShellWordBuilder } from './shell-word-builder.js';
+
+/** Deepest nesting of groups and substitutions the scanner follows before giving up. */
+export const MAX_SHELL_NESTING = 32;
+
+export type Closer = 'eof' | ')' | '}';
+
+export interface MutableList {
+  commands: ShellCommand[];
+  pipelines: ShellPipeline[];
+}
+
+/**
+ * Word-level half of the shell scanner: quotes, escapes, `$'…'`, parameter expansions,
+ * command, backtick and process substitutions. The structural half (lists, pipelines,
+ * redirections, heredocs) is `ShellParser` in shell-scan.ts.
+ */
+export abstract class ShellWordReader {
+  malformed = false;
+  overflow = false;
+  protected pos = 0;
+  protected depth: number;
+  protected readonly len: number;
+
+  constructor(
+    protected readonly src: string,
+    nesting: number,
+  ) {
+    this.len = src.length;
+    this.depth = nesting;
+  }
+
+  /** Parses commands until `closer` (consumed) or the end of the text. */
+  abstract parseListInto(list: MutableList, closer: Closer): void;
+
+  /** A scanner over other text: backtick bodies, heredoc bodies, `${…}` contents. */
+  protected abstract child(source: string, nesting: number): ShellWordReader;
+
+  protected readProcessSubstitution(): ShellWord {
+    const kind = this.src[this.pos] === '<' ? 'process-in' : 'process-out';
+    const start = this.pos;
+    this.pos += 2;
+    const list: MutableList = { commands: [], pipelines: [] };
+    if (this.enter()) {
+      this.parseListInto(list, ')');
+      this.leave();
+    }
+    const builder = new ShellWordBuilder();
+    builder.expansion(this.src.slice(start, this.pos), false, undefined, { kind, list });
+    return builder.finish()[0] as ShellWord;
+  }
+
+  /** One word; `$IFS` splits it and brace groups expand, so zero or more words come back. */
+  protected readWord(): ShellWord[] {
+    const out: ShellWord[] = [];
+    let builder = new ShellWordBuilder();
+    while (this.pos < this.len && !this.overflow) {
+      const c = this.src[this.pos] as string;
+      if (isWordBreak(c)) break;
+      if (c === '\\') {
+        const next = this.src[this.pos + 1];
+        if (next === '\n') this.pos += 2;
+        else if (next === undefined) {
+          builder.literal('\\');
+          this.pos += 1;
+        } else {
+          builder.literal(next);
+          this.pos += 2;
+        }
+      } else if (c === "'") {
+        const close = this.src.indexOf("'", this.pos + 1);
+        if (close < 0) {
+          this.malformed = true;
+          builder.literal(this.src.slice(this.pos + 1));
+          this.pos = this.len;
+        } else {
+          builder.literal(this.src.slice(this.pos + 1, close));
+          this.pos = close + 1;
+        }
+      } else if (c === '"') {
+        this.pos += 1;
+        builder.markQuoted();
+        this.readDoubleQuoted(builder, true);
+      } else if (c === '`') {
+        this.readBacktick(builder, false);
+      } else if (c === '$') {
+        if (this.readDollar(builder, false) === 'split') {
+          if (!builder.empty) out.push(...builder.finish());
+          builder = new ShellWordBuilder();
+        }
+      } else {
+        let j = this.pos + 1;
+        while (j < this.len && isPlain(this.src[j] as string)) j += 1;
+        builder.unquoted(this.src.slice(this.pos, j));
+        this.pos = j;
+      }
+    }
+    if (!builder.empty) out.push(...builder.finish());
+    return out;
+  }
+
+  /**
+   * Double-quoted text (or an unquoted heredoc body when `terminated` is false): only `$`,
+   * backticks and a few backslash escapes are special.
+   */
+  readDoubleQuoted(builder: ShellWordBuilder, terminated: boolean): void {
+    while (this.pos < this.len && !this.overflow) {
+      const c = this.src[this.pos] as string;
+      if (c === '"' && terminated) {
+        this.pos += 1;
+        return;
+      }
+      if (c === '\\') {
+        const next = this.src[this.pos + 1];
+        if (next === '\n') this.pos += 2;
+        else if (next === '$' || next === '`' || next === '\\' || (next === '"' && terminated)) {
+          builder.literal(next);
+          this.pos += 2;
+        } else {
+          builder.literal('\\');
+          this.pos += 1;
+        }
+      } else if (c === '$') {
+        this.readDollar(builder, true);
+      } else if (c === '`') {
+        this.readBacktick(builder, true);
+      } else {
+        let j = this.pos + 1;
+        while (j < this.len) {
+          const d = this.src[j];
+          if (d === '\\' || d === '$' || d === '`' || (d === '"' && terminated)) break;
+          j += 1;
+        }
+        builder.literal(this.src.slice(this.pos, j));
+        this.pos = j;
+      }
+    }
+    if (terminated) this.malformed = true;
+  }
+
+  /** Handles a `$` at the current position. Returns 'split' for an unquoted `$IFS`. */
+  private readDollar(builder: ShellWordBuilder, quoted: boolean): 'split' | undefined {
+    const start = this.pos;
+    const next = this.src[this.pos + 1];
+    if (next === '(') {
+      this.pos += 2;
+      const list: MutableList = { commands: [], pipelines: [] };
+      if (this.enter()) {
+        this.parseListInto(list, ')');
+        this.leave();
+      }
+      builder.expansion(this.src.slice(start, this.pos), quoted, undefined, { kind: 'command', list });
+      return undefined;
+    }
+    if (next === '{') return this.readBraceParameter(builder, quoted);
+    if (next === "'" && !quoted) {
+      const decoded = decodeAnsiC(this.src, this.pos + 2);
+      if (decoded.end < 0) {
+        this.malformed = true;
+        this.pos = this.len;
+      } else {
+        this.pos = decoded.end;
+      }
+      builder.literal(decoded.text);
+      return undefined;
+    }
+    if (next === '"' && !quoted) {
+      this.pos += 2;
+      builder.markQuoted();
+      this.readDoubleQuoted(builder, true);
+      return undefined;
+    }
+    if (next !== undefined && isNameStart(next)) {
+      let j = this.pos + 2;
+      while (j < this.len && isNameChar(this.src[j] as string)) j += 1;
+      const name = this.src.slice(this.pos + 1, j);
+      this.pos = j;
+      if (name === 'IFS') {
+        if (!quoted) return 'split';
+        builder.literal(' ');
+        return undefined;
+      }
+      builder.expansion(`$${name}`, quoted, name);
+      return undefined;
+    }
+    if (next !== undefined && ((next >= '1' && next <= '9') || next === '@' || next === '*')) {
+      // Positional parameters are empty in a fresh `bash -c` / terminal command.
+      this.pos += 2;
+      builder.expansion('', quoted);
+      return undefined;
+    }
+    if (next !== undefined && '0#?$!-'.includes(next)) {
+      this.pos += 2;
+      builder.expansion(`$${next}`, quoted);
+      return undefined;
+    }
+    this.pos += 1;
+    if (quoted) builder.literal('$');
+    else builder.unquoted('$');
+    return undefined;
+  }
+
+  /** `${…}`: IFS splits, `${x:-default}` shows its default, anything else keeps its text. */
+  private readBraceParameter(builder: ShellWordBuilder, quoted: boolean): 'split' | undefined {
+    const start = this.pos;
+    let j = this.pos + 2;
+    let depth = 1;
+    while (j < this.len) {
+      const c = this.src[j];
+      if (c === '\\') j += 1;
+      else if (c === '{') depth += 1;
+      else if (c === '}') {
+        depth -= 1;
+        if (depth === 0) break;
+      }
+      j += 1;
+    }
+    if (j >= this.len) {
+      this.malformed = true;
+      this.pos = this.len;
+      builder.expansion(this.src.slice(start), quoted);
+      return undefined;
+    }
+    const content = this.src.slice(start + 2, j);
+    this.pos = j + 1;
+    let n = 0;
+    while (n < content.length && isNameChar(content[n] as string)) n += 1;
+    const name = content.slice(0, n);
+    if (name === 'IFS') {
+      if (!quoted) return 'split';
+      builder.literal(' ');
+      return undefined;
+    }
+    if (content.includes('$') || content.includes('`')) {
+      const inner = this.child(content, this.depth + 1);
+      const scratch = new ShellWordBuilder();
+      inner.readDoubleQuoted(scratch, false);
+      builder.addSubs(scratch.finish()[0]?.subs ?? []);
+      if (inner.malformed) this.malformed = true;
+      if (inner.overflow) this.overflow = true;
+    }
+    const rest = content.slice(n);
+    const fallback = /^:?[-=]/.exec(rest);
+    if (name !== '' && fallback !== null) {
+      builder.expansion(stripQuotes(rest.slice(fallback[0].length)), quoted);
+      return undefined;
+    }
+    builder.expansion(`\${${content}}`, quoted, n === content.length && name !== '' ? name : undefined);
+    return undefined;
+  }
+
+  private readBacktick(builder: ShellWordBuilder, quoted: boolean): void {
+    const start = this.pos;
+    let inner = '';
+    let j = this.pos + 1;
+    let closed = false;
+    while (j < this.len) {
+      const c = this.src[j] as string;
+      if (c === '\\' && j + 1 < this.len) {
+        const next = this.src[j + 1] as string;
+        inner += next === '`' || next === '$' || next === '\\' ? next : `\\${next}`;
+        j += 2;
+      } else if (c === '`') {
+        closed = true;
+        break;
+      } else {
+        inner += c;
+        j += 1;
+      }
+    }
+    if (!closed) this.malformed = true;
+    this.pos = closed ? j + 1 : this.len;
+    const list: MutableList = { commands: [], pipelines: [] };
+    if (this.enter()) {
+      const reader = this.child(inner, this.depth);
+      reader.parseListInto(list, 'eof');
+      if (reader.malformed) this.malformed = true;
+      if (reader.overflow) this.overflow = true;
+      this.leave();
+    }
+    builder.expansion(this.src.slice(start, this.pos), quoted, undefined, { kind: 'backtick', list });
+  }
+
+  protected enter(): boolean {
+    this.depth += 1;
+    if (this.depth > MAX_SHELL_NESTING) {
+      this.overflow = true;
+      this.pos = this.len;
+      return false;
+    }
+    return true;
+  }
+
+  protected leave(): void {
+    this.depth -= 1;
+  }
+
+  protected skipBlanks(): void {
+    while (this.pos < this.len) {
+      const c = this.src[this.pos];
+      if (c === ' ' || c === '\t' || c === '\r') this.pos += 1;
+      else if (c === '\\' && this.src[this.pos + 1] === '\n') this.pos += 2;
+      else return;
+    }
+  }
+
+  protected isWordEnd(index: number): boolean {
+    const c = this.src[index];
+    return c === undefined || isWordBreak(c);
+  }
+}
+
+export function isWordBreak(c: string): boolean {
+  return (
+    c === ' ' ||
+    c === '\t' ||
+    c === '\r' ||
+    c === '\n' ||
+    c === ';' ||
+    c === '&' ||
+    c === '|' ||
+    c === '<' ||
+    c === '>' ||
+    c === '(' ||
+    c === ')'
+  );
+}
+
+function isPlain(c: string): boolean {
+  return !isWordBreak(c) && c !== '\\' && c !== "'" && c !== '"' && c !== '`' && c !== '$';
+}
+
+function isNameStart(c: string): boolean {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_';
+}
+
+function isNameChar(c: string): boolean {
+  return isNameStart(c) || (c >= '0' && c <= '9');
+}
+
+function stripQuotes(text: string): string {
+  return text.replace(/["']/g, '');
+}

@@ -1,0 +1,132 @@
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { runApprovalCheck } from './cli/approval-check.js';
+import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli/cli-io.js';
+import { runDoctor } from './cli/doctor.js';
+import { runStart } from './cli/start.js';
+import { runToolsList } from './cli/tools-list.js';
+import type { Config } from './config/config-schema.js';
+import { secretValues } from './config/mask-secrets.js';
+import { isHermesError } from './errors/hermes-error.js';
+import { createLogger } from './logging/create-logger.js';
+import { createToolRuntime, type ToolRuntime } from './runtime/create-tool-runtime.js';
+
+export interface CliDeps {
+  /** Loads and validates the configuration (throws HermesError config_invalid). */
+  readonly loadConfig: () => Config;
+  /** The environment commands run by the agent start from. */
+  readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  /** Resolves when the process is asked to stop (SIGTERM/SIGINT). */
+  readonly stopSignal: () => Promise<string>;
+}
+
+const USAGE = `usage: hermes-gateway <command> [options]
+
+commands:
+  start                       run the gateway (what npm start runs)
+  worker                      run queue workers only (needs REDIS_URL)
+  tools list [--toolset NAME] [--json]
+                              list tools with availability, or the tools of one toolset
+  approval check [--json] [--stdin] [COMMAND...]
+                              show how the approval gate classifies commands
+  pairing list|approve|revoke manage paired chat users
+  doctor                      show the resolved configuration and what is usable
+`;
+
+const BUILTIN_TOOLS_DIR = fileURLToPath(new URL('./tools/', import.meta.url));
+
+export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    (command === undefined ? io.stderr : io.stdout)(USAGE);
+    return command === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  try {
+    switch (command) {
+      case 'approval': {
+        if (rest[0] !== 'check') return usage(io, `approval: unknown subcommand '${rest[0] ?? ''}'`);
+        const config = deps.loadConfig();
+        return await runApprovalCheck(rest.slice(1), io, { hermesHome: config.home });
+      }
+      case 'tools': {
+        if (rest[0] !== 'list') return usage(io, `tools: unknown subcommand '${rest[0] ?? ''}'`);
+        return await withRuntime(deps, 'warn', io, (runtime) => runToolsList(rest.slice(1), io, runtime));
+      }
+      case 'doctor':
+        return await withRuntime(deps, 'warn', io, (runtime) =>
+          runDoctor(io, {
+            config: runtime.config,
+            registry: runtime.registry,
+            pingRedis,
+            adapters: new Set(),
+          }),
+        );
+      case 'start':
+        return await withRuntime(deps, undefined, io, (runtime) => runStart(io, runtime, deps.stopSignal));
+      case 'worker':
+      case 'pairing':
+        io.stderr(
+          `${command}: not available in this build yet — it arrives with the gateway core and chat control plane.\n`,
+        );
+        return EXIT_FAILURE;
+      default:
+        return usage(io, `unknown command '${command}'`);
+    }
+  } catch (error) {
+    if (isHermesError(error, 'config_invalid') || isHermesError(error, 'config_unreadable')) {
+      io.stderr(`${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+}
+
+function usage(io: CliIo, message: string): number {
+  io.stderr(`${message}\n\n${USAGE}`);
+  return EXIT_USAGE;
+}
+
+async function withRuntime(
+  deps: CliDeps,
+  level: string | undefined,
+  io: CliIo,
+  body: (runtime: ToolRuntime) => number | Promise<number>,
+): Promise<number> {
+  const config = deps.loadConfig();
+  const logger = createLogger({
+    level: level ?? config.logging.level,
+    secrets: secretValues(config),
+    ...(level !== undefined ? { destination: { write: (line: string) => io.stderr(line) } } : {}),
+  });
+  const runtime = await createToolRuntime({
+    config,
+    logger,
+    baseEnv: deps.baseEnv,
+    builtinToolsDir: BUILTIN_TOOLS_DIR,
+  });
+  try {
+    return await body(runtime);
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** One PING with a short timeout; resolves to an error text, or undefined when Redis answered. */
+async function pingRedis(url: string): Promise<string | undefined> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    const answer = await redis.ping();
+    return answer === 'PONG' ? undefined : `unexpected answer ${answer}`;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    redis.disconnect();
+  }
+}
