@@ -21,6 +21,11 @@ import type { ShellCommand, ShellList, ShellWord } from './shell-types.js';
 /** Payload nesting (`bash -c "bash -c '…'"`, `eval`, `find -exec`) followed before giving up. */
 export const MAX_PAYLOAD_DEPTH = 8;
 const MAX_CONSTANTS = 64;
+/**
+ * Simple commands analysed per call at most. Each costs a few microseconds, so this bounds the
+ * worst case (thousands of `a;a;a;…`) to a few milliseconds; real commands stay far below it.
+ */
+export const MAX_SEGMENTS = 1_000;
 const MAX_CONSTANT_LENGTH = 256;
 
 function indexRules(tables: readonly (readonly VerbRules[])[]): ReadonlyMap<string, readonly Rule[]> {
@@ -168,6 +173,7 @@ export class DetectionRun {
   private readonly findings = new Map<string, Finding>();
   private readonly segmentCache = new WeakMap<ShellList, Segment[]>();
   private budget: number;
+  private segmentCount = 0;
 
   constructor(
     private readonly options: NormalizeOptions,
@@ -255,6 +261,11 @@ export class DetectionRun {
   }
 
   private analyzeList(list: ShellList, depth: number): void {
+    this.segmentCount += list.commands.length;
+    if (this.segmentCount > MAX_SEGMENTS) {
+      this.add(HARDLINE.parserLimit, 'hardline');
+      return;
+    }
     const segments = this.segmentsFor(list);
     const listHasDisown = segments.some((seg) => seg.verb === 'disown');
     const executable = new Set<string>();

@@ -10,8 +10,8 @@ export { DANGEROUS, HARDLINE, readToolExecKey } from './detect-keys.js';
 export const DEFAULT_MAX_COMMAND_LENGTH = 65_536;
 
 /** Total characters scanned across nested payloads, as a multiple of the command's length. */
-const BUDGET_FACTOR = 12;
-const MIN_BUDGET = 1 << 20;
+const BUDGET_FACTOR = 3;
+const MIN_BUDGET = 1 << 18;
 
 export interface DetectOptions {
   /** Absolute home directory folded to `~` (default: the OS home of this process). */

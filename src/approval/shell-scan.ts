@@ -44,7 +44,7 @@ class ShellParser extends ShellWordReader {
   private readonly pending: PendingHeredoc[] = [];
 
   protected child(source: string, nesting: number): ShellParser {
-    return new ShellParser(source, nesting);
+    return new ShellParser(source, nesting, this.work);
   }
 
   parseListInto(list: MutableList, closer: Closer): void {
@@ -138,7 +138,10 @@ class ShellParser extends ShellWordReader {
         for (const word of this.readWord()) cmd.words.push(word);
       }
     }
-    if (cmd.words.length > 0 || cmd.redirects.length > 0) list.commands.push(cmd);
+    if (cmd.words.length > 0 || cmd.redirects.length > 0) {
+      list.commands.push(cmd);
+      this.charge();
+    }
   }
 
   private fdRedirectAhead(): boolean {
@@ -211,7 +214,7 @@ class ShellParser extends ShellWordReader {
       doc.redirect.body = body;
       this.pos = Math.min(after, this.len);
       if (doc.expand && (body.includes('$') || body.includes('`'))) {
-        const inner = new ShellParser(body, this.depth + 1);
+        const inner = new ShellParser(body, this.depth + 1, this.work);
         const builder = new ShellWordBuilder();
         inner.readDoubleQuoted(builder, false);
         doc.redirect.bodySubs = builder.finish()[0]?.subs.slice() ?? [];

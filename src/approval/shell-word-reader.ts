@@ -3,6 +3,17 @@ import { decodeAnsiC, ShellWordBuilder } from './shell-word-builder.js';
 
 /** Deepest nesting of groups and substitutions the scanner follows before giving up. */
 export const MAX_SHELL_NESTING = 32;
+/**
+ * Commands, groups and substitutions one scan reads at most (across nested bodies). Keeps the
+ * worst case (tens of thousands of `a;` or backticks) to a few milliseconds; past it the scan
+ * stops with `overflow`, which detection reports as a parser-limit finding.
+ */
+export const MAX_SHELL_UNITS = 2_000;
+
+/** Work counter shared by a scanner and every scanner it starts for nested text. */
+export interface ShellWork {
+  units: number;
+}
 
 export type Closer = 'eof' | ')' | '}';
 
@@ -26,9 +37,21 @@ export abstract class ShellWordReader {
   constructor(
     protected readonly src: string,
     nesting: number,
+    protected readonly work: ShellWork = { units: 0 },
   ) {
     this.len = src.length;
     this.depth = nesting;
+  }
+
+  /** Charges one unit of work; false (and overflow) once the scan's budget is spent. */
+  protected charge(): boolean {
+    this.work.units += 1;
+    if (this.work.units > MAX_SHELL_UNITS) {
+      this.overflow = true;
+      this.pos = this.len;
+      return false;
+    }
+    return true;
   }
 
   /** Parses commands until `closer` (consumed) or the end of the text. */
@@ -283,6 +306,7 @@ export abstract class ShellWordReader {
   }
 
   protected enter(): boolean {
+    if (!this.charge()) return false;
     this.depth += 1;
     if (this.depth > MAX_SHELL_NESTING) {
       this.overflow = true;
