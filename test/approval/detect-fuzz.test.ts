@@ -202,6 +202,27 @@ describe('detect: fuzz', () => {
     }
   });
 
+  it('stays far from catastrophic on adversarial inputs just under the size limit', () => {
+    // A guard against super-linear blow-ups, not a benchmark: the measured worst case is tens of
+    // milliseconds (bench/approval.ts reports real figures); one second means something went quadratic.
+    const cases = [
+      'a;'.repeat(32_000),
+      'eval '.repeat(13_000),
+      '`a`'.repeat(21_000),
+      'ls|'.repeat(16_000),
+      '$(a)'.repeat(16_000),
+      'bash -c "x" ;'.repeat(5_000),
+      'bash -c '.repeat(8_000),
+      'sudo -u x env A=1 nohup '.repeat(2_700),
+    ];
+    for (const command of cases) {
+      expect(command.length).toBeLessThanOrEqual(65_536);
+      const started = performance.now();
+      expectValid(detect(command));
+      expect(performance.now() - started).toBeLessThan(1_000);
+    }
+  });
+
   it('still finds the hardline command inside deeply nested shells up to the scanner depth', () => {
     let nested = 'rm -rf /';
     for (let i = 0; i < 5; i += 1) nested = `bash -c ${JSON.stringify(nested)}`;
