@@ -178,6 +178,32 @@ const apiServerSchema = z
   })
   .strict();
 
+const displaySchema = z
+  .object({
+    /** What a message does while its session has a turn running: queue, interrupt or steer. */
+    busy_input_mode: z.enum(['queue', 'interrupt', 'steer']).default('queue'),
+    /** Tell the user what happened to a message that arrived mid-turn. */
+    busy_ack_enabled: z.boolean().default(true),
+  })
+  .strict();
+
+const queueSchema = z
+  .object({
+    /** Turns of different sessions run at once in one process. */
+    concurrency: z.number().int().positive().max(256).default(8),
+    /** Milliseconds a worker's session lock lasts without renewal (same on every worker). */
+    lock_duration_ms: z.number().int().min(1000).default(30_000),
+    /** Milliseconds between stalled-job checks (same on every worker). */
+    stalled_interval_ms: z.number().int().min(1000).default(30_000),
+    /** Runs of one turn (failures and crashes) before the user is told it failed. */
+    max_attempts: z.number().int().positive().max(10).default(3),
+    /** Milliseconds running turns get to finish at shutdown before they are aborted. */
+    shutdown_grace_ms: z.number().int().min(0).default(30_000),
+    /** Milliseconds an API request waits for its answer before 504. */
+    api_timeout_ms: z.number().int().positive().default(600_000),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     model: modelSchema.default({ timeout_ms: 120_000 }),
@@ -202,9 +228,14 @@ export const configSchema = z
       .object({
         /** Model calls per turn at most. */
         max_turns: z.number().int().positive().default(90),
+        /**
+         * Characters of conversation sent to the model at most (≈ 4 characters per token, so the
+         * default is about 100k tokens); older turns beyond it are left out with a marker.
+         */
+        context_budget_chars: z.number().int().min(10_000).default(400_000),
       })
       .strict()
-      .default({ max_turns: 90 }),
+      .default({ max_turns: 90, context_budget_chars: 400_000 }),
     approvals: approvalsSchema.default(() => approvalsSchema.parse({})),
     /** Permanently approved finding keys, exact commands or globs (non-compound commands only). */
     command_allowlist: z.array(z.string().min(1)).default([]),
@@ -215,6 +246,8 @@ export const configSchema = z
       .object({ allowed_users: csv.default([]) })
       .strict()
       .default({ allowed_users: [] }),
+    display: displaySchema.default(() => displaySchema.parse({})),
+    queue: queueSchema.default(() => queueSchema.parse({})),
     platforms: z
       .object({
         telegram: telegramSchema.default(() => telegramSchema.parse({})),

@@ -52,14 +52,19 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: { message: `no route for ${request.method} ${request.url.split('?')[0]}`, type: 'not_found' } }),
+    reply.code(404).send({
+      error: { message: `no route for ${request.method} ${request.url.split('?')[0]}`, type: 'not_found' },
+    }),
   );
   app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) request.log.error({ err: error.message }, 'request failed');
-    return reply
-      .code(status)
-      .send({ error: { message: status >= 500 ? 'internal error' : (error.message ?? 'bad request'), type: 'request_error' } });
+    return reply.code(status).send({
+      error: {
+        message: status >= 500 ? 'internal error' : (error.message ?? 'bad request'),
+        type: 'request_error',
+      },
+    });
   });
   return app;
 }

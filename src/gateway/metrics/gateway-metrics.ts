@@ -24,7 +24,12 @@ export class GatewayMetrics {
   constructor(sources: GatewayMetricsSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'hermes_', eventLoopMonitoringPrecision: 20 });
-    this.turns = new Counter({ name: 'hermes_turns_total', help: 'Turns by outcome', labelNames: ['outcome'], registers });
+    this.turns = new Counter({
+      name: 'hermes_turns_total',
+      help: 'Turns by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
     this.turnSeconds = new Histogram({
       name: 'hermes_turn_duration_seconds',
       help: 'Wall time of a turn, from start to its outcome',
