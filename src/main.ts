@@ -7,6 +7,11 @@ import { loadConfig } from './config/load-config.js';
  */
 export async function main(): Promise<number> {
   const env = process.env;
+  // `hermes-gateway tools list | head` closes the pipe early: that is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   const stopSignal = () =>
     new Promise<string>((resolve) => {
       const onSignal = (signal: NodeJS.Signals) => {

@@ -58,10 +58,11 @@ export function runToolsList(argv: readonly string[], io: CliIo, deps: ToolsList
     return EXIT_OK;
   }
   const width = Math.max(...status.map((s) => s.name.length), 4);
+  const setWidth = Math.max(...status.map((s) => s.toolset.length), 7);
   io.stdout(`${status.length} tools (${status.filter((s) => s.available).length} available)\n`);
   for (const s of status) {
     io.stdout(
-      `  ${s.name.padEnd(width)}  ${s.toolset.padEnd(10)}  ${s.available ? 'available' : `unavailable: ${s.reason}`}\n`,
+      `  ${s.name.padEnd(width)}  ${s.toolset.padEnd(setWidth)}  ${s.available ? 'available' : `unavailable: ${s.reason}`}\n`,
     );
   }
   io.stdout('\nToolsets:\n');

@@ -28,12 +28,9 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     {
       level: options.level,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      hooks:
-        secrets.length === 0
-          ? undefined
-          : {
-              streamWrite: (line: string) => redactSecrets(line, secrets),
-            },
+      ...(secrets.length === 0
+        ? {}
+        : { hooks: { streamWrite: (line: string) => redactSecrets(line, secrets) } }),
     },
     options.destination,
   );
