@@ -42,23 +42,17 @@ const registry = createRegistry({ services: { config, logger } });
 registry.register(noop);
 const plain = new Map([[noop.name, noop.handler]]);
 const call = { sessionKey: 'agent:main:bench:dm:1', taskId: 'bench' };
-const ctx = runtime.registry.services;
-const baseline = async () => {
-  const handler = plain.get('noop');
-  return handler?.(
-    {},
-    {
-      ...call,
-      signal: new AbortController().signal,
-      cwd: '/',
-      userId: undefined,
-      platform: undefined,
-      unattended: false,
-      toolCallId: undefined,
-      services: ctx,
-    },
-  );
+const directCtx = {
+  ...call,
+  signal: new AbortController().signal,
+  cwd: '/',
+  userId: undefined,
+  platform: undefined,
+  unattended: false,
+  toolCallId: undefined,
+  services: runtime.registry.services,
 };
+const baseline = async () => plain.get('noop')?.({}, directCtx);
 const ours = () => registry.dispatch('noop', {}, call);
 const baselineUs: number[] = [];
 const oursUs: number[] = [];
