@@ -2,8 +2,15 @@ import { readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import type { Registry } from './create-registry.js';
-import { isToolDefinition } from './define-tool.js';
+import { defineTool, isToolDefinition } from './define-tool.js';
+
+/** What a plugin's default-exported factory receives, so it needs no imports of its own. */
+export interface PluginApi {
+  readonly defineTool: typeof defineTool;
+  readonly z: typeof z;
+}
 
 export interface DiscoveryFailure {
   readonly file: string;
@@ -61,7 +68,20 @@ export async function discoverTools(options: {
         continue;
       }
       report.modules.push(file);
-      for (const value of Object.values(namespace)) {
+      const values = Object.entries(namespace).map(([name, value]) => ({ name, value }));
+      const factory = namespace['default'];
+      if (typeof factory === 'function') {
+        try {
+          const produced: unknown = await (factory as (api: PluginApi) => unknown)({ defineTool, z });
+          values.push({ name: 'default()', value: produced });
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          report.failures.push({ file, error: message });
+          options.logger.error({ file, err: message }, 'tool plugin factory failed; skipped');
+          continue;
+        }
+      }
+      for (const { value } of values) {
         const candidates = Array.isArray(value) ? value : [value];
         for (const candidate of candidates) {
           if (!isToolDefinition(candidate)) continue;

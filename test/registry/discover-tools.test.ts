@@ -74,6 +74,23 @@ describe('discoverTools', () => {
     expect(result.content).toBe('plugin_one ran');
   });
 
+  it('calls a default-exported factory with defineTool and z, so a plugin needs no imports', async () => {
+    writeFileSync(
+      join(pluginDir, 'factory.mjs'),
+      `export default ({ defineTool, z }) => [defineTool({ name: 'from_factory', toolset: 'plugin_f', description: 'made by a factory', parameters: z.object({ n: z.number() }), handler: ({ n }) => n * 2 })];`,
+    );
+    writeFileSync(
+      join(pluginDir, 'factory-broken.mjs'),
+      `export default () => { throw new Error('factory exploded'); };`,
+    );
+    const registry = createRegistry({ services: testServices(testConfig(temp.home)) });
+    const report = await discoverTools({ registry, dirs: [pluginDir], logger: registry.services.logger });
+    expect(report.registered).toStrictEqual(['from_factory']);
+    expect(report.failures.map((f) => f.error)).toStrictEqual(['factory exploded']);
+    const result = await registry.dispatch('from_factory', { n: '21' }, { sessionKey: 's', taskId: 't' });
+    expect(result.content).toBe('42');
+  });
+
   it('reports a tool that would shadow another toolset as rejected', async () => {
     plugin('a.ts', `export const t = ${tool('same_name', 'first')};`);
     plugin('b.ts', `export const t = ${tool('same_name', 'second')};`);
