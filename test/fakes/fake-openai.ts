@@ -14,9 +14,16 @@ export interface FakeToolCall {
 }
 
 export type FakeReply =
-  | { readonly content: string; readonly toolCalls?: readonly FakeToolCall[] }
+  | {
+      readonly content: string;
+      readonly toolCalls?: readonly FakeToolCall[];
+      /** Streaming only: send tool-call arguments in pieces of this many characters (default: one piece). */
+      readonly argumentChunkSize?: number;
+    }
   | { readonly status: number; readonly error: string; readonly headers?: Record<string, string> }
-  | { readonly hang: true };
+  | { readonly hang: true }
+  /** Drops the connection without an answer (a network failure for the client). */
+  | { readonly destroy: true };
 
 export interface RecordedRequest {
   readonly path: string;
@@ -84,6 +91,10 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     requests.push(recorded);
     const reply = queue.shift() ?? fake.respond(recorded);
     if ('hang' in reply) return;
+    if ('destroy' in reply) {
+      req.socket.destroy();
+      return;
+    }
     if ('status' in reply) {
       res.writeHead(reply.status, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
       res.end(JSON.stringify({ error: { message: reply.error, type: 'fake_error' } }));
@@ -132,16 +143,20 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
             },
           ],
         });
-        send({
-          ...base,
-          choices: [
-            {
-              index: 0,
-              delta: { tool_calls: [{ index, function: { arguments: call.function.arguments } }] },
-              finish_reason: null,
-            },
-          ],
-        });
+        const size = reply.argumentChunkSize ?? Math.max(1, call.function.arguments.length);
+        const pieces = call.function.arguments.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g')) ?? [''];
+        for (const piece of pieces) {
+          send({
+            ...base,
+            choices: [
+              {
+                index: 0,
+                delta: { tool_calls: [{ index, function: { arguments: piece } }] },
+                finish_reason: null,
+              },
+            ],
+          });
+        }
       });
       send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] });
       send({ ...base, choices: [], usage });

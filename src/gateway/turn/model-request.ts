@@ -1,0 +1,50 @@
+import type { ChatCompletionContentPart, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { StoredMessage } from '../store/gateway-store.js';
+import { fitContextBudget } from './fit-context-budget.js';
+import { decodeMarker } from './message-marker.js';
+import type { ModelRequest } from './stream-completion.js';
+import { toModelBlocks } from './to-model-blocks.js';
+import type { TurnScope } from './turn-scope.js';
+
+/** What the next model call of a turn sends: system prompt, fitted conversation, tool definitions. */
+export function buildModelRequest(scope: TurnScope): ModelRequest {
+  const blocks = toModelBlocks(scope.transcript, { userContent: (message) => withImages(scope, message) });
+  const fitted = fitContextBudget(blocks, {
+    budgetChars: scope.core.config.agent.context_budget_chars,
+    systemChars: scope.systemPrompt.length,
+    earlierOmitted: scope.earlierOmitted,
+  });
+  if (fitted.marker !== undefined) {
+    scope.log.info({ omitted: fitted.omitted }, 'conversation shortened to fit the context budget');
+  }
+  const tools: ChatCompletionTool[] = scope.core.registry
+    .getDefinitions([...scope.allowedTools])
+    .map((definition) => ({
+      type: 'function',
+      function: {
+        name: definition.function.name,
+        description: definition.function.description,
+        parameters: definition.function.parameters,
+      },
+    }));
+  return {
+    model: scope.model,
+    messages: [{ role: 'system', content: scope.systemPrompt }, ...fitted.messages],
+    tools,
+  };
+}
+
+function withImages(scope: TurnScope, message: StoredMessage): ChatCompletionContentPart[] | undefined {
+  const eventId = decodeMarker(message.name)?.eventId;
+  const images = eventId === undefined ? undefined : scope.images.get(eventId);
+  if (images === undefined || images.length === 0) return undefined;
+  return [
+    { type: 'text', text: message.content ?? '' },
+    ...images.map(
+      (image): ChatCompletionContentPart => ({
+        type: 'image_url',
+        image_url: { url: image.url, ...(image.detail === undefined ? {} : { detail: image.detail }) },
+      }),
+    ),
+  ];
+}

@@ -1,0 +1,27 @@
+import type { Config } from '../../config/config-schema.js';
+import type { Toolsets } from '../../registry/toolsets.js';
+import type { SessionRecord } from '../store/gateway-store.js';
+import type { TurnOrigin } from './turn-origin.js';
+
+/** The preset a platform gets when its origin names none: `hermes-<platform>` (`_` → `-`). */
+export function defaultPreset(platform: string): string {
+  return `hermes-${platform.replaceAll('_', '-')}`;
+}
+
+/**
+ * The tools a turn may use: the session's toolset overrides (set by chat commands) or else the
+ * origin's preset, plus `tools.enabled_toolsets` (not for webhooks: they keep their safe subset
+ * unless their route widens it through the origin), minus `tools.disabled_toolsets`.
+ * Throws `toolset_unknown` when a name resolves to nothing known.
+ */
+export function resolveSessionTools(input: {
+  readonly origin: TurnOrigin;
+  readonly session: Pick<SessionRecord, 'toolsetOverrides'>;
+  readonly config: Config;
+  readonly toolsets: Pick<Toolsets, 'resolveSelection'>;
+}): string[] {
+  const { origin, session, config } = input;
+  const base = session.toolsetOverrides ?? [origin.toolset ?? defaultPreset(origin.platform)];
+  const extra = origin.platform === 'webhook' ? [] : config.tools.enabled_toolsets;
+  return input.toolsets.resolveSelection([...base, ...extra], config.tools.disabled_toolsets);
+}

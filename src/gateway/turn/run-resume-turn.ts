@@ -1,0 +1,190 @@
+import type { InboxItem, TurnContext } from '../queue/turn-queue.js';
+import type { ToolCallRecord } from '../store/gateway-store.js';
+import { continueTurn } from './continue-turn.js';
+import type { OutcomeLatch } from './outcome-latch.js';
+import {
+  approvalRequestSchema,
+  type ParkedState,
+  parkedStateSchema,
+  RESUMING,
+  type Resolution,
+} from './parked-state.js';
+import type { SegmentResult } from './run-message-turn.js';
+import { runStep } from './run-step.js';
+import type { RunnerCore } from './runner-core.js';
+import { type ResumePayload, resumePayloadSchema } from './turn-origin.js';
+import { readTurnProgress } from './turn-progress.js';
+import { openTurnScope, persist, type TurnScope } from './turn-scope.js';
+
+/** How long the recovery record of a running resume lives before the sweeper resumes it again, ms. */
+const RECOVERY_TTL_MS = 60 * 60_000;
+
+/**
+ * Continues a parked turn (an inbox item of kind `resume`). The parked state is read, the pause
+ * is resolved (the gate's recorded decision for an approval, the user's answer for a question),
+ * the parked turn is taken (exactly one resume wins) and replaced by a recovery record holding
+ * the resolution, so a resume that crashes half-way is finished by its retry from the transcript.
+ * The turn then runs under its original turn id and ends with its own outcome.
+ *
+ * Nothing is emitted for a resume that finds nothing to do: the turn is not parked (a duplicate
+ * click), the resume names an older park, or the approval is still undecided.
+ */
+export async function runResumeTurn(
+  core: RunnerCore,
+  turn: TurnContext,
+  item: InboxItem,
+  latch: OutcomeLatch,
+): Promise<{ result: SegmentResult; turnId: string }> {
+  const payload = resumePayloadSchema.safeParse(item.payload);
+  if (!payload.success) {
+    await latch.failed({
+      turnId: turn.turnId,
+      sessionKey: turn.sessionKey,
+      origin: undefined,
+      code: 'invalid_request',
+      message: 'A resume request was malformed and could not continue the paused task.',
+    });
+    return { result: 'ended', turnId: turn.turnId };
+  }
+  const turnId = payload.data.turnId;
+  const log = core.logger.child({ turnId, sessionKey: turn.sessionKey });
+  const skipped = { result: 'skipped' as const, turnId };
+
+  const parked = await core.store.getParkedTurn(turnId);
+  if (parked === undefined || parked.sessionKey !== turn.sessionKey) {
+    log.info('resume for a turn that is not parked in this session; ignored');
+    return skipped;
+  }
+  const decoded = parkedStateSchema.safeParse(parked.state);
+  if (!decoded.success) {
+    await core.store.deleteParkedTurn(turnId);
+    log.error({ problem: decoded.error.message }, 'parked turn state unreadable');
+    await latch.failed({
+      turnId,
+      sessionKey: turn.sessionKey,
+      origin: undefined,
+      code: 'resume_failed',
+      message: 'The paused task could not be continued: its saved state is unreadable.',
+    });
+    return { result: 'ended', turnId };
+  }
+  const state = decoded.data;
+
+  let resolution: Resolution;
+  let grant = false;
+  if (parked.reason === RESUMING) {
+    resolution = state.resolution ?? { kind: 'dispatch' };
+  } else {
+    if (payload.data.parkId !== undefined && payload.data.parkId !== state.parkId) {
+      log.info('resume for an earlier park of this turn; ignored');
+      return skipped;
+    }
+    const decided = await resolve(core, state, payload.data);
+    if (decided === 'pending') {
+      log.info('resume while the approval is still undecided; the turn stays parked');
+      return skipped;
+    }
+    ({ resolution, grant } = decided);
+    if ((await core.store.takeParkedTurn(turnId)) === undefined) return skipped;
+    await core.store.saveParkedTurn({
+      turnId,
+      sessionKey: state.sessionKey,
+      reason: RESUMING,
+      state: { ...state, resolution },
+      expiresAt: core.now() + RECOVERY_TTL_MS,
+    });
+  }
+
+  const opened = await openTurnScope(core, {
+    turnId,
+    sessionKey: state.sessionKey,
+    origin: state.origin,
+    sessionId: state.sessionId,
+    signal: turn.signal,
+    takeSteering: () => turn.takeSteering(),
+    latch,
+  });
+  if (!opened.ok) {
+    await latch.failed({
+      turnId,
+      sessionKey: state.sessionKey,
+      origin: state.origin,
+      code: opened.code,
+      message: opened.message,
+    });
+  } else {
+    const parkedAgain = await answerPendingCall(opened.scope, state, resolution, grant);
+    if (!parkedAgain) await continueTurn(opened.scope);
+  }
+  if (latch.outcome !== 'parked') await core.store.deleteParkedTurn(turnId);
+  return { result: 'ended', turnId };
+}
+
+async function resolve(
+  core: RunnerCore,
+  state: ParkedState,
+  payload: ResumePayload,
+): Promise<'pending' | { resolution: Resolution; grant: boolean }> {
+  if (state.reason !== 'approval')
+    return { resolution: { kind: 'result', content: answerResult(payload.answer) }, grant: false };
+  const request = approvalRequestSchema.safeParse(state.request);
+  if (core.approvals === undefined || !request.success)
+    return { resolution: { kind: 'dispatch' }, grant: false };
+  const decision = await core.approvals.controller.resume(request.data.id, {
+    command: request.data.command,
+    cwd: request.data.cwd,
+    coalesced: request.data.coalesced,
+  });
+  switch (decision.kind) {
+    case 'pending':
+      return 'pending';
+    case 'deny':
+      return {
+        resolution: { kind: 'result', content: JSON.stringify({ error: decision.message }) },
+        grant: false,
+      };
+    case 'allow':
+      return { resolution: { kind: 'dispatch' }, grant: true };
+    case 'reask':
+      return { resolution: { kind: 'dispatch' }, grant: false };
+  }
+}
+
+function answerResult(answer: string | undefined): string {
+  const text = answer?.trim() ?? '';
+  return text === ''
+    ? JSON.stringify({
+        answered: false,
+        note: 'The user did not answer in time. Proceed with your best judgement and say what you assumed.',
+      })
+    : JSON.stringify({ answered: true, answer: text });
+}
+
+/** Gives the paused call its result (or runs it again); true when it paused again. */
+async function answerPendingCall(
+  scope: TurnScope,
+  state: ParkedState,
+  resolution: Resolution,
+  grant: boolean,
+): Promise<boolean> {
+  const call: ToolCallRecord = state.toolCall;
+  const open = readTurnProgress(scope.transcript, scope.turnId).openStep;
+  if (open === undefined || !open.missing.some((missing) => missing.id === call.id)) return false;
+  if (resolution.kind === 'result') {
+    await persist(scope, [
+      { role: 'tool', content: resolution.content, toolCallId: call.id, name: call.function.name },
+    ]);
+    return false;
+  }
+  const approvals = scope.core.approvals;
+  const request = approvalRequestSchema.safeParse(state.request);
+  const revoke =
+    grant && approvals !== undefined && request.success
+      ? approvals.grant(scope.sessionKey, request.data.commandHash, request.data.findings)
+      : undefined;
+  try {
+    return (await runStep(scope, [call])) === 'parked';
+  } finally {
+    revoke?.();
+  }
+}

@@ -1,0 +1,111 @@
+import type OpenAI from 'openai';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ToolCallRecord } from '../store/gateway-store.js';
+
+export interface ModelRequest {
+  readonly model: string;
+  readonly messages: ChatCompletionMessageParam[];
+  readonly tools: readonly ChatCompletionTool[];
+}
+
+export interface ModelReply {
+  readonly content: string;
+  readonly toolCalls: readonly ToolCallRecord[];
+  readonly finishReason: string | undefined;
+  readonly promptTokens: number | undefined;
+  readonly completionTokens: number | undefined;
+}
+
+interface PartialCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * One streaming chat-completion request. Tool calls arrive as deltas keyed by `index` and are
+ * put together here; text deltas are passed to `onText` as they come. The SDK's own retries
+ * are off (`maxRetries: 0`): the caller decides about retries. The signal aborts the request.
+ */
+export async function streamCompletion(
+  client: OpenAI,
+  request: ModelRequest,
+  options: {
+    readonly signal: AbortSignal;
+    readonly onText?: (text: string) => void;
+    readonly newId: () => string;
+  },
+): Promise<ModelReply> {
+  // The SDK never removes the listener it adds to the signal it is given; a per-call child
+  // signal keeps a long turn's signal from collecting one listener per model call.
+  const child = new AbortController();
+  const forward = () => child.abort(options.signal.reason);
+  if (options.signal.aborted) forward();
+  else options.signal.addEventListener('abort', forward, { once: true });
+  try {
+    return await streamOnce(client, request, { ...options, signal: child.signal });
+  } finally {
+    options.signal.removeEventListener('abort', forward);
+  }
+}
+
+async function streamOnce(
+  client: OpenAI,
+  request: ModelRequest,
+  options: {
+    readonly signal: AbortSignal;
+    readonly onText?: (text: string) => void;
+    readonly newId: () => string;
+  },
+): Promise<ModelReply> {
+  const stream = await client.chat.completions.create(
+    {
+      model: request.model,
+      messages: request.messages,
+      ...(request.tools.length > 0 ? { tools: [...request.tools] } : {}),
+      stream: true,
+      stream_options: { include_usage: true },
+    },
+    { signal: options.signal, maxRetries: 0 },
+  );
+  let content = '';
+  let finishReason: string | undefined;
+  let promptTokens: number | undefined;
+  let completionTokens: number | undefined;
+  const calls = new Map<number, PartialCall>();
+  for await (const chunk of stream) {
+    if (chunk.usage) {
+      promptTokens = chunk.usage.prompt_tokens;
+      completionTokens = chunk.usage.completion_tokens;
+    }
+    const choice = chunk.choices?.[0];
+    if (choice === undefined) continue;
+    const delta = choice.delta;
+    if (typeof delta?.content === 'string' && delta.content !== '') {
+      content += delta.content;
+      options.onText?.(delta.content);
+    }
+    for (const part of delta?.tool_calls ?? []) {
+      const index = typeof part.index === 'number' ? part.index : calls.size;
+      let call = calls.get(index);
+      if (call === undefined) {
+        call = { id: '', name: '', arguments: '' };
+        calls.set(index, call);
+      }
+      if (part.id) call.id = part.id;
+      const name = part.function?.name;
+      // Most servers send the name once; some repeat it whole in later deltas, a few split it.
+      if (name && name !== call.name) call.name += name;
+      if (part.function?.arguments) call.arguments += part.function.arguments;
+    }
+    if (choice.finish_reason) finishReason = choice.finish_reason;
+  }
+  const toolCalls: ToolCallRecord[] = [...calls.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, call]) => ({
+      id: call.id || options.newId(),
+      type: 'function' as const,
+      function: { name: call.name, arguments: call.arguments.trim() === '' ? '{}' : call.arguments },
+    }));
+  return { content, toolCalls, finishReason, promptTokens, completionTokens };
+}

@@ -1,0 +1,50 @@
+import type { StoredMessage, ToolCallRecord } from '../store/gateway-store.js';
+import { decodeMarker, turnOf } from './message-marker.js';
+
+/** How far one turn got, read back from the persisted transcript. */
+export interface TurnProgressState {
+  /** Event ids of every user message the runner wrote (any turn): those are never written twice. */
+  readonly eventIds: ReadonlySet<string>;
+  /** True when any message of the turn is in the transcript. */
+  readonly started: boolean;
+  /** Model calls the turn has made so far (its assistant messages). */
+  readonly modelCalls: number;
+  /** The turn's final answer, when its last assistant message calls no tools. */
+  readonly finalText: string | undefined;
+  /** The turn's last tool-calling step and the calls of it that have no result yet. */
+  readonly openStep:
+    | { readonly assistant: StoredMessage; readonly missing: readonly ToolCallRecord[] }
+    | undefined;
+}
+
+export function readTurnProgress(transcript: readonly StoredMessage[], turnId: string): TurnProgressState {
+  const eventIds = new Set<string>();
+  const answered = new Set<string>();
+  let started = false;
+  let modelCalls = 0;
+  let last: StoredMessage | undefined;
+  for (const message of transcript) {
+    if (message.role === 'tool') {
+      if (message.toolCallId !== undefined) answered.add(message.toolCallId);
+      continue;
+    }
+    const marker = decodeMarker(message.name);
+    if (message.role === 'user' && marker?.eventId !== undefined) eventIds.add(marker.eventId);
+    if (turnOf(message) !== turnId) continue;
+    started = true;
+    if (message.role === 'assistant') {
+      modelCalls += 1;
+      last = message;
+    }
+  }
+  const calls = last?.toolCalls ?? [];
+  const finalText = last !== undefined && calls.length === 0 ? (last.content ?? '') : undefined;
+  const missing = calls.filter((call) => !answered.has(call.id));
+  return {
+    eventIds,
+    started,
+    modelCalls,
+    finalText,
+    openStep: last !== undefined && missing.length > 0 ? { assistant: last, missing } : undefined,
+  };
+}
