@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/**
+ * What travels on the event bus: a turn event plus the inbound event ids of the items the turn
+ * handled, so the connection that submitted an item can find the answer that belongs to it.
+ */
+const base = {
+  turnId: z.string(),
+  sessionKey: z.string(),
+  eventIds: z.array(z.string()),
+};
+
+export const gatewayEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('progress'), ...base, progress: z.record(z.string(), z.json()) }),
+  z.object({ type: z.literal('final'), ...base, text: z.string() }),
+  z.object({
+    type: z.literal('parked'),
+    ...base,
+    reason: z.string(),
+    parkId: z.string(),
+    payload: z.json(),
+  }),
+  z.object({ type: z.literal('failed'), ...base, code: z.string(), message: z.string() }),
+]);
+
+export type GatewayEvent = z.infer<typeof gatewayEventSchema>;

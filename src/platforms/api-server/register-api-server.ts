@@ -1,0 +1,274 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../../config/config-schema.js';
+import type { EventBus } from '../../gateway/events/event-bus.js';
+import type { InboxItem, JsonValue, SubmitResult } from '../../gateway/queue/turn-queue.js';
+import { buildSessionKey } from '../../gateway/session-key.js';
+import type { GatewayStore, NewMessage } from '../../gateway/store/gateway-store.js';
+import type { TurnOrigin } from '../../gateway/turn/turn-origin.js';
+import { type TurnEnd, watchTurn } from './await-turn.js';
+import { bearerMatches } from './bearer-auth.js';
+import { type ChatMessage, chatRequestSchema, splitContent } from './chat-request.js';
+import { openAiError } from './openai-error.js';
+
+export interface ApiServerDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly store: Pick<GatewayStore, 'appendMessages' | 'getOrCreateSession'>;
+  readonly submit: (item: InboxItem) => Promise<SubmitResult>;
+  readonly bus: EventBus;
+  /** Why the gateway cannot answer (no model configured…), or undefined when it can. */
+  readonly unavailableReason: () => string | undefined;
+  readonly now?: () => number;
+}
+
+/** The header that names a server-side conversation (the `user` field works too). */
+export const SESSION_HEADER = 'x-hermes-session-id';
+
+/**
+ * The OpenAI-compatible front door: `POST /v1/chat/completions` (JSON or SSE) and
+ * `GET /v1/models`. Every request becomes an inbox item of an unattended session; the answer
+ * comes back over the event bus from whichever worker ran the turn.
+ */
+export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): void {
+  const { config, logger } = deps;
+  const key = config.platforms.api_server.key;
+  const modelName = config.model.name ?? 'hermes-agent';
+  const now = deps.now ?? Date.now;
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.url.startsWith('/v1/')) return;
+    if (key !== undefined && !bearerMatches(request.headers.authorization, key)) {
+      return reply
+        .code(401)
+        .send(
+          openAiError(
+            'Missing or wrong API key: send Authorization: Bearer <API_SERVER_KEY>.',
+            'invalid_api_key',
+          ),
+        );
+    }
+    return undefined;
+  });
+
+  app.get('/v1/models', async () => ({
+    object: 'list',
+    data: [{ id: modelName, object: 'model', created: 0, owned_by: 'hermes-gateway' }],
+  }));
+
+  app.post('/v1/chat/completions', async (request, reply) => {
+    const parsed = chatRequestSchema.safeParse(request.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.map(String).join('.') || 'body';
+      return reply
+        .code(400)
+        .send(
+          openAiError(
+            `Invalid request: '${where}': ${issue?.message ?? 'malformed'}`,
+            'invalid_request_error',
+          ),
+        );
+    }
+    const body = parsed.data;
+    const last = body.messages[body.messages.length - 1] as ChatMessage;
+    const { text, images } = splitContent(last.content);
+    if (last.role !== 'user' || (text.trim() === '' && images.length === 0)) {
+      return reply
+        .code(400)
+        .send(
+          openAiError(
+            'The last message must be a user message with text or images.',
+            'invalid_request_error',
+          ),
+        );
+    }
+    const unavailable = deps.unavailableReason();
+    if (unavailable !== undefined) {
+      return reply.code(503).send(openAiError(unavailable, 'service_unavailable', 'model_not_configured'));
+    }
+
+    const requestId = randomUUID();
+    const headerConversation = request.headers[SESSION_HEADER];
+    const conversation =
+      typeof headerConversation === 'string' && headerConversation !== '' ? headerConversation : body.user;
+    const chatId =
+      conversation === undefined
+        ? `req-${requestId}`
+        : `conv-${createHash('sha256').update(conversation).digest('hex').slice(0, 32)}`;
+    const sessionKey = buildSessionKey({ platform: 'api_server', chatType: 'dm', chatId });
+    if (conversation === undefined && body.messages.length > 1) {
+      const session = await deps.store.getOrCreateSession(sessionKey);
+      await deps.store.appendMessages(session.sessionId, body.messages.slice(0, -1).flatMap(toStoredMessage));
+    }
+
+    const origin: TurnOrigin = {
+      platform: 'api_server',
+      chatType: 'dm',
+      chatId,
+      userId: body.user ?? 'api',
+      unattended: config.approvals.unattended_mode !== 'approve',
+      toolset: 'hermes-api-server',
+      ...(body.model !== undefined && body.model !== modelName ? { model: body.model } : {}),
+      ...(images.length > 0 ? { images } : {}),
+    };
+    const eventId = `api:${requestId}`;
+    const completionId = `chatcmpl-${requestId.replace(/-/g, '')}`;
+    const created = Math.floor(now() / 1000);
+    const stream = body.stream === true;
+    let streamed = '';
+    let retried = false;
+
+    const chunk = (
+      delta: Record<string, unknown>,
+      finish: string | null = null,
+      extra: Record<string, unknown> = {},
+    ) =>
+      `data: ${JSON.stringify({
+        id: completionId,
+        object: 'chat.completion.chunk',
+        created,
+        model: modelName,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+        ...extra,
+      })}\n\n`;
+
+    const watcher = await watchTurn({
+      bus: deps.bus,
+      sessionKey,
+      eventId,
+      timeoutMs: config.queue.api_timeout_ms,
+      onProgress: (event) => {
+        if (!stream) return;
+        const progress = event.progress;
+        if (progress['kind'] === 'text_delta' && typeof progress['text'] === 'string' && !retried) {
+          streamed += progress['text'];
+          reply.raw.write(chunk({ content: progress['text'] }));
+        } else if (progress['kind'] === 'model_retry') {
+          retried = true;
+        } else if (progress['kind'] === 'tool_started' || progress['kind'] === 'tool_finished') {
+          reply.raw.write(
+            `data: ${JSON.stringify({ id: completionId, object: 'chat.completion.chunk', created, model: modelName, choices: [], hermes: { tool_progress: progress } })}\n\n`,
+          );
+        }
+      },
+    });
+
+    const item: InboxItem = {
+      sessionKey,
+      eventId,
+      kind: 'message',
+      text,
+      payload: origin as unknown as JsonValue,
+      receivedAt: now(),
+    };
+    if (stream) {
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-hermes-session-key': sessionKey,
+      });
+      reply.raw.write(chunk({ role: 'assistant', content: '' }));
+    }
+    try {
+      await deps.submit(item);
+    } catch (error) {
+      await watcher.cancel();
+      logger.error({ err: (error as Error).message, sessionKey }, 'api request could not be queued');
+      return fail(
+        reply,
+        stream,
+        503,
+        'The gateway could not accept the request right now; try again shortly.',
+        'queue_unavailable',
+      );
+    }
+    const end = await watcher.done;
+    if (!stream) return respond(reply, end);
+    const raw = reply.raw;
+    if (end.type === 'final') {
+      const rest = end.text.startsWith(streamed) ? end.text.slice(streamed.length) : `\n\n${end.text}`;
+      if (rest !== '') raw.write(chunk({ content: rest }));
+      raw.write(chunk({}, 'stop'));
+    } else {
+      raw.write(`data: ${JSON.stringify(endError(end))}\n\n`);
+    }
+    raw.end('data: [DONE]\n\n');
+    return reply;
+  });
+
+  function respond(reply: FastifyReply, end: TurnEnd): FastifyReply {
+    if (end.type !== 'final') return reply.code(endStatus(end)).send(endError(end));
+    return reply.header('x-hermes-session-key', end.sessionKey).send({
+      id: `chatcmpl-${end.turnId.replace(/[^A-Za-z0-9]/g, '').slice(0, 40)}`,
+      object: 'chat.completion',
+      created: Math.floor(now() / 1000),
+      model: modelName,
+      choices: [{ index: 0, message: { role: 'assistant', content: end.text }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    });
+  }
+
+  function fail(
+    reply: FastifyReply,
+    stream: boolean,
+    status: number,
+    message: string,
+    type: string,
+  ): FastifyReply {
+    if (!stream) return reply.code(status).send(openAiError(message, type));
+    reply.raw.end(`data: ${JSON.stringify(openAiError(message, type))}\n\ndata: [DONE]\n\n`);
+    return reply;
+  }
+}
+
+function endStatus(end: Exclude<TurnEnd, { type: 'final' }>): number {
+  if (end.type === 'parked') return 409;
+  if (end.type === 'timeout') return 504;
+  switch (end.code) {
+    case 'invalid_request':
+      return 400;
+    case 'no_model':
+      return 503;
+    case 'model_unreachable':
+    case 'model_error':
+      return 502;
+    case 'interrupted':
+      return 409;
+    default:
+      return 500;
+  }
+}
+
+function endError(end: Exclude<TurnEnd, { type: 'final' }>): { error: Record<string, string | null> } {
+  if (end.type === 'parked') {
+    return openAiError(
+      'The turn is waiting for a human decision, which this API cannot collect.',
+      'turn_parked',
+    );
+  }
+  if (end.type === 'timeout') {
+    return openAiError('No answer in time; the turn may still finish and is kept in its session.', 'timeout');
+  }
+  return openAiError(end.message, 'turn_failed', end.code);
+}
+
+/** Earlier messages of a stand-alone request, as transcript entries (tool messages are left out). */
+function toStoredMessage(message: ChatMessage): NewMessage[] {
+  const { text } = splitContent(message.content);
+  if (text === '') return [];
+  switch (message.role) {
+    case 'system':
+    case 'developer':
+      return [{ role: 'system', content: text }];
+    case 'user':
+      return [{ role: 'user', content: text }];
+    case 'assistant':
+      return [{ role: 'assistant', content: text }];
+    default:
+      return [];
+  }
+}
