@@ -62,12 +62,23 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
           }),
         );
       case 'start':
-        return await withRuntime(deps, undefined, io, (runtime) => runStart(io, runtime, deps.stopSignal));
-      case 'worker':
-      case 'pairing':
-        io.stderr(
-          `${command}: not available in this build yet — it arrives with the gateway core and chat control plane.\n`,
+      case 'worker': {
+        const config = deps.loadConfig();
+        const logger = createLogger({ level: config.logging.level, secrets: secretValues(config) });
+        return await runStart(
+          io,
+          {
+            config,
+            logger,
+            baseEnv: deps.baseEnv,
+            builtinToolsDir: BUILTIN_TOOLS_DIR,
+            stopSignal: deps.stopSignal,
+          },
+          command === 'start' ? 'gateway' : 'worker',
         );
+      }
+      case 'pairing':
+        io.stderr(`${command}: not available in this build yet — it arrives with the chat control plane.\n`);
         return EXIT_FAILURE;
       default:
         return usage(io, `unknown command '${command}'`);

@@ -1,47 +1,73 @@
-import type { ToolRuntime } from '../runtime/create-tool-runtime.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config-schema.js';
+import { createGateway, type GatewayRole } from '../gateway/create-gateway.js';
 import { type CliIo, EXIT_OK } from './cli-io.js';
 
-/**
- * `hermes-gateway start`. This build runs the tool runtime only: tools discovered and checked,
- * the approval gate ready. The HTTP server, queue and platforms arrive with the gateway core;
- * until then start reports what is ready and stays up until SIGTERM/SIGINT.
- */
-export async function runStart(
-  io: CliIo,
-  runtime: ToolRuntime,
-  stopSignal: () => Promise<string>,
-): Promise<number> {
-  const { config, logger, registry, discovery } = runtime;
-  const status = registry.status();
+export interface StartDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  readonly builtinToolsDir: string;
+  /** Resolves on the first SIGTERM/SIGINT (a second one exits at once: main.ts). */
+  readonly stopSignal: () => Promise<string>;
+}
+
+/** `hermes-gateway start` (role gateway) and `hermes-gateway worker` (role worker). */
+export async function runStart(io: CliIo, deps: StartDeps, role: GatewayRole): Promise<number> {
+  const { config, logger } = deps;
+  const gateway = await createGateway({
+    config,
+    logger,
+    baseEnv: deps.baseEnv,
+    builtinToolsDir: deps.builtinToolsDir,
+    role,
+  });
+  let address: string | undefined;
+  try {
+    address = await gateway.start();
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+  const status = gateway.runtime.registry.status();
   const available = status.filter((s) => s.available).map((s) => s.name);
-  const unavailable = status.filter((s) => !s.available);
+  const missing = gateway.unavailableReason();
+  const platforms = role === 'gateway' && config.platforms.api_server.enabled ? ['api_server'] : [];
   logger.info(
     {
-      home: config.home,
+      role,
+      http: address ?? null,
+      platforms,
+      queue: gateway.queue.kind,
+      store: gateway.store.path,
       model: config.model.name ?? null,
-      queue: config.redis.url === undefined ? 'embedded' : 'redis',
       approvals: config.approvals.mode,
       tools: available,
-      unavailable: unavailable.map((s) => ({ name: s.name, reason: s.reason })),
-      discoveryFailures: discovery.failures,
+      unavailableTools: status.filter((s) => !s.available).map((s) => ({ name: s.name, reason: s.reason })),
+      discoveryFailures: gateway.runtime.discovery.failures,
+      ...(missing !== undefined ? { notReady: missing } : {}),
     },
-    'hermes-gateway tool runtime ready (HTTP server and platforms are not part of this build yet)',
+    role === 'gateway' ? 'hermes-gateway started' : 'hermes-gateway worker started',
   );
   if (io.isTty) {
     io.stdout(
       [
         '',
-        'hermes-gateway — tool runtime',
-        `  home:      ${config.home}`,
-        `  model:     ${config.model.name ?? 'not configured (set HERMES_MODEL)'}`,
-        `  approvals: ${config.approvals.mode}${config.approvals.yolo ? ' (yolo)' : ''}`,
-        `  tools:     ${available.length} available, ${unavailable.length} unavailable (see: hermes-gateway tools list)`,
-        '  note:      the HTTP server and chat platforms are not in this build yet; Ctrl-C to stop.',
+        `hermes-gateway ${role === 'gateway' ? '' : 'worker '}is running`,
+        ...(address !== undefined ? [`  http:      ${address}  (OpenAI API at ${address}/v1)`] : []),
+        `  platforms: ${platforms.length > 0 ? platforms.join(', ') : 'none'}`,
+        `  queue:     ${gateway.queue.kind}${gateway.queue.kind === 'embedded' ? ' (set REDIS_URL to scale out)' : ''}`,
+        `  store:     ${gateway.store.path}`,
+        `  model:     ${config.model.name ?? 'NOT CONFIGURED — set HERMES_MODEL and OPENAI_BASE_URL/OPENAI_API_KEY'}`,
+        `  tools:     ${available.length} available (hermes-gateway tools list)`,
+        '  stop:      Ctrl-C',
         '',
       ].join('\n'),
     );
   }
-  const signal = await stopSignal();
-  logger.info({ signal }, 'stopping');
+  const signal = await deps.stopSignal();
+  logger.info({ signal }, 'shutting down: no new work, letting running turns finish');
+  await gateway.close();
+  logger.info('stopped');
   return EXIT_OK;
 }

@@ -215,9 +215,16 @@ export const configSchema = z
       .strict()
       .default({ host: '127.0.0.1', port: 8642 }),
     redis: z
-      .object({ url: z.string().min(1).optional() })
+      .object({
+        url: z.string().min(1).optional(),
+        /** First part of every key the gateway writes (queue, approvals, events); one per deployment. */
+        prefix: z
+          .string()
+          .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+          .default('hermes'),
+      })
       .strict()
-      .default({}),
+      .default({ prefix: 'hermes' }),
     logging: z
       .object({
         level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),

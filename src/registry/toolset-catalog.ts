@@ -26,6 +26,8 @@ export const CORE_TOOLS: readonly string[] = [
   'clarify',
   'todo',
   'memory',
+  'session_search',
+  'delegate_task',
 ];
 
 /** Inbound webhooks carry untrusted third-party content: no file access, no command execution. */
@@ -55,6 +57,8 @@ export const TOOLSET_CATALOG: Readonly<Record<string, ToolsetSpec>> = {
   clarify: group('Ask the user a question', ['clarify']),
   todo: group('A task list for the current session', ['todo']),
   memory: group('Persistent notes and a user profile', ['memory']),
+  session_search: group('Search earlier conversations of the same chat', ['session_search']),
+  delegation: group('Hand a sub-task to a sub-agent with a narrower toolset', ['delegate_task']),
   debugging: group('Terminal plus web and files, for debugging', ['terminal', 'process'], ['web', 'file']),
   safe: group('Tools that cannot change the machine', [], ['web', 'vision']),
   discord: group('Discord-only tools (registered by the Discord platform)', []),

@@ -7,10 +7,17 @@ import { createMemoryApprovalStore } from '../approval/memory-approval-store.js'
 import { createRedisApprovalStore } from '../approval/redis-approval-store.js';
 import { createSmartReviewer, type SmartReviewer } from '../approval/smart-reviewer.js';
 import type { Config } from '../config/config-schema.js';
+import { type AgentTaskTable, createAgentTaskTable } from '../gateway/turn/agent-task-table.js';
+import { createSubAgentRunner } from '../gateway/turn/create-sub-agent-runner.js';
+import {
+  createResumableApprovalGate,
+  type ResumableApprovalGate,
+} from '../gateway/turn/resumable-approval-gate.js';
 import { createRegistry, type Registry } from '../registry/create-registry.js';
 import { type DiscoveryReport, discoverTools } from '../registry/discover-tools.js';
 import type { ToolServices } from '../registry/tool-services.js';
 import { createToolsets, type Toolsets } from '../registry/toolsets.js';
+import type { SessionSearchService } from '../tools/agent/agent-services.js';
 import { MemoryStore } from '../tools/memory/memory-store.js';
 import { createProcessTable, type ProcessTable } from '../tools/terminal/process-table.js';
 import { TodoStore } from '../tools/todo/todo-store.js';
@@ -23,10 +30,16 @@ export interface ToolRuntime {
   readonly toolsets: Toolsets;
   readonly discovery: DiscoveryReport;
   readonly approvalGate: ApprovalGateController;
+  /** The gate the tools use; the turn runner resumes approvals through it. */
+  readonly approvals: ResumableApprovalGate;
   readonly approvalStore: ApprovalStore;
   readonly processes: ProcessTable;
+  readonly tasks: AgentTaskTable;
+  readonly memoryStore: MemoryStore;
+  readonly todoStore: TodoStore;
+  /** The connection the runtime opened for the approval store, when Redis is configured. */
   readonly redis: Redis | undefined;
-  /** Stops background processes and closes connections; idempotent. */
+  /** Stops background processes and closes what the runtime opened; idempotent. */
   close(): Promise<void>;
 }
 
@@ -37,6 +50,13 @@ export interface CreateToolRuntimeOptions {
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   /** Folder of the built-in tools (src/tools). */
   readonly builtinToolsDir: string;
+  /**
+   * Where approval decisions live when Redis is not configured (the gateway passes the SQLite
+   * one so pending approvals survive a restart). Default: in memory (CLI use).
+   */
+  readonly localApprovalStore?: () => ApprovalStore;
+  /** The transcript store behind `session_search`; without it the tool is unavailable. */
+  readonly sessionSearch?: SessionSearchService;
 }
 
 /**
@@ -46,48 +66,43 @@ export interface CreateToolRuntimeOptions {
 export async function createToolRuntime(options: CreateToolRuntimeOptions): Promise<ToolRuntime> {
   const { config, logger } = options;
   const redis =
-    config.redis.url === undefined
-      ? undefined
-      : new Redis(config.redis.url, {
-          maxRetriesPerRequest: 3,
-          enableOfflineQueue: true,
-          lazyConnect: false,
-        });
+    config.redis.url === undefined ? undefined : new Redis(config.redis.url, { maxRetriesPerRequest: 3 });
   redis?.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis connection error'));
   const approvalStore =
-    redis === undefined ? createMemoryApprovalStore() : createRedisApprovalStore({ redis });
-  const modelClient = createModelClient(config);
-  const reviewerModel = config.model.auxiliary_model ?? config.model.name;
-  let smartReviewer: SmartReviewer | undefined;
-  if (config.approvals.mode === 'smart') {
-    if (modelClient !== undefined && reviewerModel !== undefined) {
-      smartReviewer = createSmartReviewer({
-        client: modelClient,
-        model: reviewerModel,
-        policy: config.approvals.smart_policy,
-        logger,
-      });
-    } else {
-      logger.warn(
-        'approvals.mode is smart but no model is configured: every flagged command goes to a human',
-      );
-    }
-  }
+    redis !== undefined
+      ? createRedisApprovalStore({ redis, keyPrefix: `${config.redis.prefix}:approval:` })
+      : (options.localApprovalStore?.() ?? createMemoryApprovalStore());
   const approvalGate = createApprovalGate({
     config,
     store: approvalStore,
     logger,
-    ...(smartReviewer !== undefined ? { smartReviewer } : {}),
+    ...optionalReviewer(config, logger),
   });
+  const approvals = createResumableApprovalGate(approvalGate);
   const processes = createProcessTable();
+  const tasks = createAgentTaskTable();
+  const memoryStore = new MemoryStore({ root: join(config.home, 'memories') });
+  const todoStore = new TodoStore();
+  let host: { registry: Registry; toolsets: Toolsets } | undefined;
+  const subAgent = createSubAgentRunner({
+    config,
+    logger,
+    tasks,
+    host: () => {
+      if (host === undefined) throw new Error('sub-agents are not ready yet (the gateway is still starting)');
+      return host;
+    },
+  });
   const services: ToolServices = {
     config,
     logger,
-    approvalGate,
+    approvalGate: approvals.gate,
     processes,
     baseEnv: options.baseEnv,
-    memoryStore: new MemoryStore({ root: join(config.home, 'memories') }),
-    todoStore: new TodoStore(),
+    memoryStore,
+    todoStore,
+    subAgent,
+    ...(options.sessionSearch !== undefined ? { sessionSearch: options.sessionSearch } : {}),
   };
   const registry = createRegistry({ services, logger });
   const discovery = await discoverTools({
@@ -97,6 +112,7 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
   });
   registry.seal();
   const toolsets = createToolsets(registry, config.tools.custom_toolsets);
+  host = { registry, toolsets };
 
   let closing: Promise<void> | undefined;
   return {
@@ -106,8 +122,12 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     toolsets,
     discovery,
     approvalGate,
+    approvals,
     approvalStore,
     processes,
+    tasks,
+    memoryStore,
+    todoStore,
     redis,
     close() {
       closing ??= (async () => {
@@ -116,5 +136,18 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
       })();
       return closing;
     },
+  };
+}
+
+function optionalReviewer(config: Config, logger: Logger): { smartReviewer?: SmartReviewer } {
+  if (config.approvals.mode !== 'smart') return {};
+  const client = createModelClient(config);
+  const model = config.model.auxiliary_model ?? config.model.name;
+  if (client === undefined || model === undefined) {
+    logger.warn('approvals.mode is smart but no model is configured: every flagged command goes to a human');
+    return {};
+  }
+  return {
+    smartReviewer: createSmartReviewer({ client, model, policy: config.approvals.smart_policy, logger }),
   };
 }

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 
@@ -23,7 +23,7 @@ export interface HttpServerOptions {
 export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: options.logger.child({ component: 'http' }) as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1_048_576,
     return503OnClosing: true,
     forceCloseConnections: 'idle',

@@ -1,0 +1,251 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config-schema.js';
+import { HermesError } from '../errors/hermes-error.js';
+import { isLoopbackHost } from '../platforms/api-server/bearer-auth.js';
+import { registerApiServer } from '../platforms/api-server/register-api-server.js';
+import { createToolRuntime, type ToolRuntime } from '../runtime/create-tool-runtime.js';
+import type { EventBus } from './events/event-bus.js';
+import { createMemoryEventBus } from './events/memory-event-bus.js';
+import { createRedisEventBus } from './events/redis-event-bus.js';
+import { createTurnEventPublisher } from './events/turn-event-publisher.js';
+import { createHttpServer, type ReadinessCheck } from './http/create-http-server.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { createTurnQueue } from './queue/create-turn-queue.js';
+import type { TurnQueue } from './queue/turn-queue.js';
+import { createSqliteApprovalStore } from './store/sqlite-approval-store.js';
+import { createSqliteGatewayStore, type SqliteGatewayStore } from './store/sqlite-gateway-store.js';
+import { createTurnRunner, type TurnRunner } from './turn/create-turn-runner.js';
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+export type GatewayRole = 'gateway' | 'worker';
+
+export interface CreateGatewayOptions {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  readonly builtinToolsDir: string;
+  /** `gateway`: HTTP server, platforms and workers; `worker`: workers only (needs Redis). */
+  readonly role: GatewayRole;
+  /** Interval of the housekeeping sweep (expired approvals, pruning), ms. Default 15 s. */
+  readonly sweepIntervalMs?: number;
+}
+
+export interface Gateway {
+  readonly config: Config;
+  readonly runtime: ToolRuntime;
+  readonly store: SqliteGatewayStore;
+  readonly queue: TurnQueue;
+  readonly bus: EventBus;
+  readonly runner: TurnRunner;
+  readonly metrics: GatewayMetrics;
+  /** Undefined for a worker. */
+  readonly app: FastifyInstance | undefined;
+  /**
+   * Starts workers (unless `workers: false`) and, for the gateway role, listens; resolves to the
+   * HTTP address.
+   */
+  start(options?: { readonly workers?: boolean }): Promise<string | undefined>;
+  /** Starts this process' workers (once); `start()` does it unless told not to. */
+  startWorkers(): Promise<void>;
+  /** Why turns cannot be answered right now (no model), or undefined. */
+  unavailableReason(): string | undefined;
+  /** Stops intake, lets running turns finish (then aborts them), closes everything. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Builds the daemon from its parts. Nothing listens or runs until `start()`. */
+export async function createGateway(options: CreateGatewayOptions): Promise<Gateway> {
+  const { config, logger } = options;
+  if (options.role === 'worker' && config.redis.url === undefined) {
+    throw new HermesError(
+      'config_invalid',
+      'hermes-gateway worker needs REDIS_URL: workers share the queue through Redis (without it, `start` runs everything in one process)',
+    );
+  }
+  const api = config.platforms.api_server;
+  if (
+    options.role === 'gateway' &&
+    api.enabled &&
+    api.key === undefined &&
+    !isLoopbackHost(config.http.host)
+  ) {
+    throw new HermesError(
+      'config_invalid',
+      `the API server refuses to listen on ${config.http.host} without a key: set API_SERVER_KEY, or bind HERMES_HTTP_HOST to 127.0.0.1`,
+    );
+  }
+  mkdirSync(config.home, { recursive: true, mode: 0o700 });
+  const store = createSqliteGatewayStore({ path: join(config.home, 'state.db'), logger });
+  const runtime = await createToolRuntime({
+    config,
+    logger,
+    baseEnv: options.baseEnv,
+    builtinToolsDir: options.builtinToolsDir,
+    localApprovalStore: () => createSqliteApprovalStore(store.db, { logger }),
+    sessionSearch: store,
+  });
+  const bus =
+    config.redis.url === undefined
+      ? createMemoryEventBus()
+      : createRedisEventBus({ url: config.redis.url, logger, prefix: `${config.redis.prefix}:events:` });
+  const queue = createTurnQueue({
+    logger,
+    redis: config.redis.url,
+    busyInputMode: config.display.busy_input_mode,
+    maxAttempts: config.queue.max_attempts,
+    shutdownGraceMs: config.queue.shutdown_grace_ms,
+    bullmq: {
+      prefix: config.redis.prefix,
+      lockDurationMs: config.queue.lock_duration_ms,
+      stalledIntervalMs: config.queue.stalled_interval_ms,
+    },
+  });
+  const metrics = new GatewayMetrics({
+    queueDepth: () => queue.depth(),
+    pendingApprovals: async () =>
+      (await store.listParkedTurns()).filter((t) => t.reason === 'approval').length,
+  });
+  const publisher = createTurnEventPublisher(bus, logger);
+  const runner = createTurnRunner({
+    config,
+    logger,
+    store,
+    registry: runtime.registry,
+    toolsets: runtime.toolsets,
+    events: publisher.events,
+    approvals: runtime.approvals,
+    tasks: runtime.tasks,
+    submit: (item) => queue.submit(item),
+    observer: {
+      turnEnded: ({ outcome, failureCode, durationMs }) => {
+        metrics.turns.inc({
+          outcome: outcome === 'failed' && failureCode === 'interrupted' ? 'interrupted' : outcome,
+        });
+        metrics.turnSeconds.observe(durationMs / 1000);
+      },
+      modelCall: ({ durationMs }) => metrics.modelSeconds.observe(durationMs / 1000),
+    },
+  });
+
+  const unavailableReason = (): string | undefined => {
+    if (config.model.name === undefined) {
+      return 'No model is configured, so the gateway cannot answer yet: set HERMES_MODEL (and OPENAI_BASE_URL or OPENAI_API_KEY for the endpoint), then restart.';
+    }
+    if (config.model.base_url === undefined && config.model.api_key === undefined) {
+      return `Model ${config.model.name} has no endpoint: set OPENAI_BASE_URL (any OpenAI-compatible server) or OPENAI_API_KEY, then restart.`;
+    }
+    return undefined;
+  };
+
+  const readiness = (): ReadinessCheck[] => [
+    {
+      name: 'store',
+      check: async () => {
+        await store.ping();
+        return { ok: true };
+      },
+    },
+    { name: 'queue', check: () => queue.health() },
+    {
+      name: 'model',
+      check: async () => {
+        const reason = unavailableReason();
+        return reason === undefined ? { ok: true } : { ok: false, reason };
+      },
+    },
+  ];
+
+  let app: FastifyInstance | undefined;
+  if (options.role === 'gateway') {
+    app = createHttpServer({ logger, metrics, readiness });
+    if (api.enabled) {
+      registerApiServer(app, {
+        config,
+        logger,
+        store,
+        submit: (item) => queue.submit(item),
+        bus,
+        unavailableReason,
+      });
+    }
+  }
+
+  const timers: NodeJS.Timeout[] = [];
+  async function sweep(): Promise<void> {
+    try {
+      for (const parked of await store.listParkedTurns({ expiredBy: Date.now() })) {
+        await runner.resume({ turnId: parked.turnId });
+      }
+      await store.prune();
+    } catch (error) {
+      logger.warn({ err: (error as Error).message }, 'housekeeping sweep failed');
+    }
+  }
+
+  let closing: Promise<void> | undefined;
+  let workersStarted = false;
+  async function startWorkers(): Promise<void> {
+    if (workersStarted) return;
+    workersStarted = true;
+    await queue.startWorkers(publisher.wrap(runner.handle), {
+      concurrency: config.queue.concurrency,
+      onFailed: async (sessionKey, items, error) => {
+        logger.error(
+          { sessionKey, items: items.length, err: (error as Error)?.message },
+          'turn given up after retries',
+        );
+        await publisher.publish({
+          type: 'failed',
+          turnId: '',
+          sessionKey,
+          eventIds: items.map((item) => item.eventId),
+          code: 'internal',
+          message: 'Sorry — this message could not be processed after several attempts. Please try again.',
+        });
+      },
+    });
+  }
+  return {
+    config,
+    runtime,
+    store,
+    queue,
+    bus,
+    runner,
+    metrics,
+    app,
+    unavailableReason,
+    async start(startOptions = {}) {
+      if (startOptions.workers !== false) await startWorkers();
+      const timer = setInterval(() => void sweep(), options.sweepIntervalMs ?? 15_000);
+      timer.unref();
+      timers.push(timer);
+      if (app === undefined) return undefined;
+      return await app.listen({ host: config.http.host, port: config.http.port });
+    },
+    startWorkers,
+    close() {
+      closing ??= (async () => {
+        for (const timer of timers) clearInterval(timer);
+        // Stop intake first; requests already waiting for an answer get it while turns finish.
+        const httpClosed = app
+          ?.close()
+          .catch((e: Error) => logger.warn({ err: e.message }, 'http close failed'));
+        await queue.close({ graceMs: config.queue.shutdown_grace_ms });
+        if (httpClosed !== undefined) {
+          const settled = await Promise.race([httpClosed.then(() => true), delay(2_000).then(() => false)]);
+          if (!settled) app?.server.closeAllConnections();
+          await httpClosed;
+        }
+        await bus.close();
+        await runtime.close();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}

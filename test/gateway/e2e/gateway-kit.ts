@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import OpenAI from 'openai';
+import { loadConfig } from '../../../src/config/load-config.js';
+import { createGateway, type Gateway, type GatewayRole } from '../../../src/gateway/create-gateway.js';
+import { silentLogger } from '../../helpers/test-config.js';
+
+export type QueueMode = 'embedded' | 'bullmq';
+export const REDIS_URL = 'redis://127.0.0.1:6379';
+export const TOOLS_DIR = resolve(import.meta.dirname, '../../../src/tools');
+
+export interface TestGateway {
+  readonly gateway: Gateway;
+  readonly home: string;
+  readonly workdir: string;
+  readonly baseURL: string;
+  readonly prefix: string;
+  client(options?: { apiKey?: string; headers?: Record<string, string> }): OpenAI;
+  close(): Promise<void>;
+}
+
+/**
+ * A real gateway on a random loopback port with its own HERMES_HOME, a scratch working
+ * directory for the terminal, and (in BullMQ mode) its own Redis key prefix.
+ */
+export async function startTestGateway(options: {
+  readonly mode: QueueMode;
+  readonly env?: Record<string, string>;
+  readonly yaml?: string;
+  readonly role?: GatewayRole;
+  readonly workers?: boolean;
+}): Promise<TestGateway> {
+  const home = mkdtempSync(join(tmpdir(), 'hermes-gw-'));
+  const workdir = mkdtempSync(join(tmpdir(), 'hermes-work-'));
+  const prefix = `hgtest-${randomBytes(4).toString('hex')}`;
+  writeFileSync(
+    join(home, 'config.yaml'),
+    [
+      'http:',
+      '  port: 0',
+      'redis:',
+      `  prefix: ${prefix}`,
+      'queue:',
+      '  lock_duration_ms: 2000',
+      '  stalled_interval_ms: 1000',
+      '  shutdown_grace_ms: 2000',
+      '  api_timeout_ms: 30000',
+      options.yaml ?? '',
+    ].join('\n'),
+  );
+  const config = loadConfig({
+    home,
+    env: {
+      TERMINAL_CWD: workdir,
+      ...(options.mode === 'bullmq' ? { REDIS_URL } : {}),
+      ...options.env,
+    },
+  });
+  const gateway = await createGateway({
+    config,
+    logger: silentLogger,
+    baseEnv: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: workdir },
+    builtinToolsDir: TOOLS_DIR,
+    role: options.role ?? 'gateway',
+  });
+  const address = await gateway.start({ workers: options.workers ?? true });
+  const baseURL = `${address ?? 'http://127.0.0.1:0'}/v1`;
+  return {
+    gateway,
+    home,
+    workdir,
+    baseURL,
+    prefix,
+    client: (clientOptions = {}) =>
+      new OpenAI({
+        baseURL,
+        apiKey: clientOptions.apiKey ?? 'unused',
+        maxRetries: 0,
+        timeout: 30_000,
+        ...(clientOptions.headers !== undefined ? { defaultHeaders: clientOptions.headers } : {}),
+      }),
+    async close() {
+      await gateway.close();
+      rmSync(home, { recursive: true, force: true });
+      rmSync(workdir, { recursive: true, force: true });
+      if (options.mode === 'bullmq') await deleteKeys(`${prefix}*`);
+    },
+  };
+}
+
+export async function deleteKeys(pattern: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('condition not met in time');
+}
