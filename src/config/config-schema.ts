@@ -135,6 +135,12 @@ const toolsSchema = z
 
 const telegramSchema = z
   .object({
+    /** Platform users who may run admin commands and decide for others. */
+    admin_users: csv.default([]),
+    /** Let anyone talk to the bot on this platform (no allowlist, no pairing). */
+    allow_all: z.boolean().default(false),
+    /** Unknown users in a DM: `pair` (offer a pairing code) or `ignore`. Default: pair only without an allowlist. */
+    unknown_users: z.enum(['auto', 'pair', 'ignore']).default('auto'),
     bot_token: z.string().min(1).optional(),
     api_root: z.url().optional(),
     allowed_users: csv.default([]),
@@ -145,6 +151,12 @@ const telegramSchema = z
 
 const discordSchema = z
   .object({
+    /** Platform users who may run admin commands and decide for others. */
+    admin_users: csv.default([]),
+    /** Let anyone talk to the bot on this platform (no allowlist, no pairing). */
+    allow_all: z.boolean().default(false),
+    /** Unknown users in a DM: `pair` (offer a pairing code) or `ignore`. Default: pair only without an allowlist. */
+    unknown_users: z.enum(['auto', 'pair', 'ignore']).default('auto'),
     bot_token: z.string().min(1).optional(),
     api_root: z.url().optional(),
     allowed_users: csv.default([]),
@@ -153,6 +165,12 @@ const discordSchema = z
 
 const feishuSchema = z
   .object({
+    /** Platform users who may run admin commands and decide for others. */
+    admin_users: csv.default([]),
+    /** Let anyone talk to the bot on this platform (no allowlist, no pairing). */
+    allow_all: z.boolean().default(false),
+    /** Unknown users in a DM: `pair` (offer a pairing code) or `ignore`. Default: pair only without an allowlist. */
+    unknown_users: z.enum(['auto', 'pair', 'ignore']).default('auto'),
     app_id: z.string().min(1).optional(),
     app_secret: z.string().min(1).optional(),
     domain: z.string().min(1).optional(),
@@ -184,6 +202,8 @@ const displaySchema = z
     busy_input_mode: z.enum(['queue', 'interrupt', 'steer']).default('queue'),
     /** Tell the user what happened to a message that arrived mid-turn. */
     busy_ack_enabled: z.boolean().default(true),
+    /** Tool progress in chat: `off`, `new` (one line per new tool) or `all` (every call), one message edited in place. */
+    tool_progress: z.enum(['off', 'new', 'all']).default('new'),
   })
   .strict();
 
@@ -250,9 +270,33 @@ export const configSchema = z
     web: webSchema.default(() => webSchema.parse({})),
     tools: toolsSchema.default(() => toolsSchema.parse({})),
     gateway: z
-      .object({ allowed_users: csv.default([]) })
+      .object({
+        /** Users allowed on every platform (`platform:user` or a bare id). */
+        allowed_users: csv.default([]),
+        /** Admins on every platform. */
+        admin_users: csv.default([]),
+        /** In groups, answer `mentioned` (when @-mentioned or replied to) or `all` messages. */
+        group_reply: z.enum(['mentioned', 'all']).default('mentioned'),
+        /** Commands non-admins may run besides /help and /whoami. */
+        user_commands: csv.default([
+          'new',
+          'status',
+          'stop',
+          'approve',
+          'deny',
+          'queue',
+          'usage',
+          'model',
+          'tools',
+        ]),
+      })
       .strict()
-      .default({ allowed_users: [] }),
+      .default(() => ({
+        allowed_users: [],
+        admin_users: [],
+        group_reply: 'mentioned' as const,
+        user_commands: ['new', 'status', 'stop', 'approve', 'deny', 'queue', 'usage', 'model', 'tools'],
+      })),
     display: displaySchema.default(() => displaySchema.parse({})),
     queue: queueSchema.default(() => queueSchema.parse({})),
     platforms: z
