@@ -2,8 +2,25 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { JsonValue, TurnContext, TurnHandler } from '../queue/turn-queue.js';
 import type { TurnEvents } from '../turn/turn-events.js';
+import type { TurnOrigin } from '../turn/turn-origin.js';
 import type { EventBus } from './event-bus.js';
-import type { GatewayEvent } from './gateway-event.js';
+import { type EventOrigin, type GatewayEvent, platformChannel } from './gateway-event.js';
+
+/** Platforms whose answers are delivered by a chat adapter listening on its platform channel. */
+const DIRECT_PLATFORMS = new Set(['api_server', 'webhook']);
+
+function routeOf(origin: TurnOrigin | undefined): EventOrigin | undefined {
+  if (origin === undefined) return undefined;
+  return {
+    platform: origin.platform,
+    chatType: origin.chatType,
+    chatId: origin.chatId,
+    ...(origin.threadId !== undefined ? { threadId: origin.threadId } : {}),
+    ...(origin.userId !== undefined ? { userId: origin.userId } : {}),
+    ...(origin.userName !== undefined ? { userName: origin.userName } : {}),
+    ...(origin.replyToMessageId !== undefined ? { replyToMessageId: origin.replyToMessageId } : {}),
+  };
+}
 
 /**
  * Publishes the runner's events on the bus, tagged with the inbound event ids of the turn that
@@ -13,25 +30,36 @@ import type { GatewayEvent } from './gateway-event.js';
 export function createTurnEventPublisher(bus: EventBus, logger: Logger) {
   const current = new AsyncLocalStorage<string[]>();
 
-  function publish(event: GatewayEvent): Promise<void> {
-    return bus.publish(event.sessionKey, event as unknown as JsonValue).catch((error: unknown) => {
-      logger.error(
-        { sessionKey: event.sessionKey, turnId: event.turnId, err: (error as Error).message },
-        'event publish failed',
-      );
-    });
+  async function publish(event: GatewayEvent): Promise<void> {
+    const channels = [event.sessionKey];
+    if (event.origin !== undefined && !DIRECT_PLATFORMS.has(event.origin.platform)) {
+      channels.push(platformChannel(event.origin.platform));
+    }
+    for (const channel of channels) {
+      await bus.publish(channel, event as unknown as JsonValue).catch((error: unknown) => {
+        logger.error(
+          { sessionKey: event.sessionKey, turnId: event.turnId, channel, err: (error as Error).message },
+          'event publish failed',
+        );
+      });
+    }
   }
 
   const eventIds = () => [...(current.getStore() ?? [])];
+  const withOrigin = (origin: TurnOrigin | undefined) => {
+    const route = routeOf(origin);
+    return route === undefined ? {} : { origin: route };
+  };
 
   const events: TurnEvents = {
     progress: (event) => {
-      const { turnId, sessionKey, origin: _origin, ...progress } = event;
+      const { turnId, sessionKey, origin, ...progress } = event;
       return publish({
         type: 'progress',
         turnId,
         sessionKey,
         eventIds: eventIds(),
+        ...withOrigin(origin),
         progress: progress as unknown as Record<string, JsonValue>,
       });
     },
@@ -49,6 +77,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger) {
         turnId: event.turnId,
         sessionKey: event.sessionKey,
         eventIds: eventIds(),
+        ...withOrigin(event.origin),
         reason: event.reason,
         parkId: event.parkId,
         payload: (event.payload ?? null) as JsonValue,
@@ -59,6 +88,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger) {
         turnId: event.turnId,
         sessionKey: event.sessionKey,
         eventIds: eventIds(),
+        ...withOrigin(event.origin),
         code: event.code,
         message: event.message,
       }),
