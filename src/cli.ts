@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { runApprovalCheck } from './cli/approval-check.js';
-import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli/cli-io.js';
+import { type CliIo, EXIT_OK, EXIT_USAGE } from './cli/cli-io.js';
 import { runDoctor } from './cli/doctor.js';
+import { openStoreForCli, runPairing } from './cli/pairing.js';
 import { runStart } from './cli/start.js';
 import { runToolsList } from './cli/tools-list.js';
 import type { Config } from './config/config-schema.js';
@@ -29,7 +30,8 @@ commands:
                               list tools with availability, or the tools of one toolset
   approval check [--json] [--stdin] [COMMAND...]
                               show how the approval gate classifies commands
-  pairing list|approve|revoke manage paired chat users
+  pairing list|approve|revoke|clear-pending
+                              manage paired chat users
   doctor                      show the resolved configuration and what is usable
 `;
 
@@ -77,9 +79,20 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
           command === 'start' ? 'gateway' : 'worker',
         );
       }
-      case 'pairing':
-        io.stderr(`${command}: not available in this build yet — it arrives with the chat control plane.\n`);
-        return EXIT_FAILURE;
+      case 'pairing': {
+        const config = deps.loadConfig();
+        const logger = createLogger({
+          level: 'warn',
+          secrets: secretValues(config),
+          destination: { write: (line: string) => io.stderr(line) },
+        });
+        const store = openStoreForCli(config, logger);
+        try {
+          return await runPairing(rest, io, { store, logger });
+        } finally {
+          await store.close();
+        }
+      }
       default:
         return usage(io, `unknown command '${command}'`);
     }
