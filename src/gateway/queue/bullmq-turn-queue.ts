@@ -136,12 +136,30 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
     }
     // The item is stored either way; if adding the job fails, the periodic sweep schedules it.
     if (reply.scheduleJob) await this.#addJob(item.sessionKey).catch(() => undefined);
-    if (reply.interruptTurnId !== undefined) {
-      await this.#client.publish(this.#keys.interruptChannel, reply.interruptTurnId).catch((error) => {
-        this.#logger.warn({ err: error }, 'interrupt publish failed; the lock renewal will see it');
+    if (reply.interruptTurnId !== undefined) await this.#announceInterrupt(reply.interruptTurnId);
+    return { status: reply.status };
+  }
+
+  async interrupt(sessionKey: string): Promise<boolean> {
+    if (this.#closing) throw new HermesError('queue_closed', 'the turn queue is closed');
+    let turnId: string | undefined;
+    try {
+      turnId = await this.#ops.interrupt(this.#keys.session(sessionKey), this.#lockMs * 3);
+    } catch (error) {
+      throw new HermesError('queue_failed', `could not interrupt the turn (Redis): ${errorText(error)}`, {
+        cause: error,
       });
     }
-    return { status: reply.status };
+    if (turnId === undefined) return false;
+    await this.#announceInterrupt(turnId);
+    return true;
+  }
+
+  /** Tells every worker at once; the one running the turn aborts it (the renewal is the fallback). */
+  async #announceInterrupt(turnId: string): Promise<void> {
+    await this.#client.publish(this.#keys.interruptChannel, turnId).catch((error: unknown) => {
+      this.#logger.warn({ err: error }, 'interrupt publish failed; the lock renewal will see it');
+    });
   }
 
   async startWorkers(handler: TurnHandler, options: StartWorkersOptions): Promise<void> {

@@ -108,6 +108,14 @@ class EmbeddedTurnQueue implements TurnQueue {
     return { status: 'interrupting' };
   }
 
+  async interrupt(sessionKey: string): Promise<boolean> {
+    if (this.#closing) throw new HermesError('queue_closed', 'the turn queue is closed');
+    const turn = this.#lanes.get(sessionKey)?.turn;
+    if (turn === undefined) return false;
+    abortTurn(turn.controller, 'interrupt');
+    return true;
+  }
+
   async startWorkers(handler: TurnHandler, options: StartWorkersOptions): Promise<void> {
     if (this.#closing) throw new HermesError('queue_closed', 'the turn queue is closed');
     if (this.#consumer) throw new HermesError('queue_failed', 'startWorkers was already called');

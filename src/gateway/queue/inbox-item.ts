@@ -10,6 +10,7 @@ const inboxItemSchema = z
     text: z.string().optional(),
     payload: z.json().optional(),
     receivedAt: z.number(),
+    steerable: z.boolean().optional(),
   })
   .strict();
 
@@ -19,9 +20,10 @@ export function parseInboxItem(value: unknown): InboxItem {
   if (!result.success) {
     throw new HermesError('queue_failed', `invalid inbox item: ${z.prettifyError(result.error)}`);
   }
-  const { payload, text, ...rest } = result.data;
+  const { payload, text, steerable, ...rest } = result.data;
   return {
     ...rest,
+    ...(steerable === undefined ? {} : { steerable }),
     ...(text === undefined ? {} : { text }),
     ...(payload === undefined ? {} : { payload: payload as JsonValue }),
   };
@@ -29,7 +31,7 @@ export function parseInboxItem(value: unknown): InboxItem {
 
 /** Only user messages steer or interrupt a running turn; a resume always waits its turn. */
 export function isSteerable(item: InboxItem): boolean {
-  return item.kind === 'message';
+  return item.kind === 'message' && item.steerable !== false;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   BEGIN_ATTEMPT,
   CLAIM,
   FINISH,
+  INTERRUPT,
   lifecycleKeys,
   RELEASE,
   RENEW,
@@ -48,6 +49,7 @@ const turnReply = z.tuple([z.literal('turn'), z.string(), z.number(), z.number()
 const simpleReply = z.tuple([z.enum(['busy', 'idle', 'pending', 'lost'])]);
 const wireList = z.array(z.string());
 const integer = z.number().int();
+const optionalId = z.string().min(1).nullable();
 
 /** Typed wrappers around the session scripts; one instance per Redis connection. */
 export class RedisSessionOps {
@@ -90,6 +92,12 @@ export class RedisSessionOps {
     );
     const [status, schedule, interruptTurnId] = reply;
     return { status, scheduleJob: schedule === 1, ...(interruptTurnId ? { interruptTurnId } : {}) };
+  }
+
+  /** Flags the session's turn in progress to stop; returns its id, or undefined when there is none. */
+  async interrupt(session: SessionKeys, ttlMs: number): Promise<string | undefined> {
+    const reply = optionalId.parse(await this.#run(INTERRUPT, [session.turn, session.interrupt], [ttlMs]));
+    return reply ?? undefined;
   }
 
   async claim(session: SessionKeys, token: string, lockMs: number): Promise<ClaimReply> {

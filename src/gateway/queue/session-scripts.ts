@@ -194,3 +194,18 @@ redis.call('HDEL', KEYS[4], ARGV[1])
 return 0
 `,
 );
+
+/**
+ * interrupt (`/stop`, `/new`): flag the session's turn in progress, running or waiting for
+ * recovery, so the worker holding it aborts (the renewal reads the flag; pub/sub is the fast path).
+ * KEYS: 1 turn, 2 interrupt. ARGV: 1 interrupt ttl ms. → turn id | nil (no turn in progress)
+ */
+export const INTERRUPT = defineScript(
+  'interrupt',
+  `
+local id = redis.call('HGET', KEYS[1], 'id')
+if not id then return false end
+redis.call('SET', KEYS[2], id, 'PX', ARGV[1])
+return id
+`,
+);

@@ -24,6 +24,11 @@ export interface InboxItem {
   readonly payload?: JsonValue;
   /** Epoch milliseconds when ingress received the event. */
   readonly receivedAt: number;
+  /**
+   * False for a message that must wait for the next turn whatever the busy mode (`/queue`):
+   * it never interrupts or steers. Default true for messages.
+   */
+  readonly steerable?: boolean;
 }
 
 /**
@@ -91,6 +96,13 @@ export interface TurnQueue {
   /** `embedded` or `bullmq`, for banners and /readyz. */
   readonly kind: 'embedded' | 'bullmq';
   submit(item: InboxItem): Promise<SubmitResult>;
+  /**
+   * Stops the session's turn in progress (`/stop`, `/new`): its signal aborts with reason
+   * `interrupt`, and the items waiting behind it run next as usual. Works from any process (the
+   * BullMQ queue reaches the worker running the turn). Resolves true when the session had a turn
+   * in progress (also when it was already asked to stop), false when it was idle.
+   */
+  interrupt(sessionKey: string): Promise<boolean>;
   /** Starts consuming (once per instance). A producer-only process never calls it. */
   startWorkers(handler: TurnHandler, options: StartWorkersOptions): Promise<void>;
   /** Items waiting for a turn (not counting those handed to running turns). For /metrics. */
