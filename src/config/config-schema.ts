@@ -181,10 +181,63 @@ const feishuSchema = z
   })
   .strict();
 
+const webhookFilterValue = z.union([z.string(), z.number(), z.boolean()]);
+
+const webhookRouteSchema = z
+  .object({
+    /** github: X-Hub-Signature-256; standard: Standard Webhooks (webhook-signature); bearer: Authorization header. */
+    auth: z.enum(['github', 'standard', 'bearer']).default('bearer'),
+    /** The route's secret; defaults to platforms.webhook.secret (WEBHOOK_SECRET). `whsec_…` = base64 key. */
+    secret: z.string().min(1).optional(),
+    /** No secret at all: allowed only when http.host is a loopback address. */
+    insecure: z.boolean().default(false),
+    /** Prompt template with {dot.path} placeholders into the JSON payload; default: the whole payload. */
+    prompt: z.string().min(1).max(20_000).optional(),
+    /** Dot path → accepted value(s); a delivery matching none is answered 200 `filtered` and not run. */
+    filters: z
+      .record(z.string().min(1), z.union([webhookFilterValue, z.array(webhookFilterValue).min(1)]))
+      .default({}),
+    /** Toolsets replacing `hermes-webhook` for this route (config file only; the one way to widen it). */
+    toolsets: z.array(z.string().min(1)).min(1).optional(),
+    /** Where the result goes: `log`, `{ url }` (signed POST) or `{ platform, chat_id }`. */
+    deliver: z
+      .union([
+        z.literal('log'),
+        z.object({ url: z.url() }).strict(),
+        z.object({ platform: z.string().min(1), chat_id: z.string().min(1) }).strict(),
+      ])
+      .default('log'),
+    /** Largest request body, bytes. */
+    max_body_bytes: z.number().int().positive().max(26_214_400).default(1_048_576),
+    /** Accepted deliveries per minute (token bucket; bursts up to the same number). */
+    rate_limit: z.number().int().positive().max(100_000).default(30),
+  })
+  .strict();
+
+export type WebhookRouteConfig = z.output<typeof webhookRouteSchema>;
+
 const webhookSchema = z
   .object({
+    /** Serve `POST /webhooks/<route>` (WEBHOOK_ENABLED). */
     enabled: z.boolean().default(false),
+    /** Default secret of routes that set none (WEBHOOK_SECRET). */
     secret: z.string().min(1).optional(),
+    /** Routes by name (letters, digits, `_`, `-`). Config file only. */
+    routes: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), webhookRouteSchema).default({}),
+    /** Failed authentications from one address within a minute before it is locked out. */
+    lockout_failures: z.number().int().positive().default(10),
+    /** Milliseconds an address stays locked out. */
+    lockout_ms: z.number().int().positive().default(300_000),
+    /** Milliseconds a run may take before it is reported failed (its result is then not delivered). */
+    run_timeout_ms: z.number().int().positive().default(1_800_000),
+    /** Run records kept in memory for `GET /webhooks/<route>/runs/<id>`, at most. */
+    max_runs: z.number().int().positive().default(1_000),
+    /** Milliseconds a run record is kept. */
+    run_ttl_ms: z.number().int().positive().default(86_400_000),
+    /** Tries of a result callback (`deliver: { url }`) before it is recorded as failed. */
+    delivery_attempts: z.number().int().positive().max(10).default(4),
+    /** Milliseconds before the first retry of a callback; doubles per retry (capped at 60 s). */
+    delivery_retry_ms: z.number().int().positive().default(2_000),
   })
   .strict();
 
@@ -339,5 +392,6 @@ export const SECRET_PATHS: readonly string[] = [
   'platforms.feishu.encrypt_key',
   'platforms.feishu.verification_token',
   'platforms.webhook.secret',
+  'platforms.webhook.routes.*.secret',
   'platforms.api_server.key',
 ];

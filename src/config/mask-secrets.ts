@@ -1,21 +1,33 @@
 import { SECRET_PATHS } from './config-schema.js';
 
-/** Returns a plain copy of the config with every secret replaced by a mask keeping its last 2 chars. */
-export function maskSecrets(config: unknown): unknown {
-  const copy = structuredClone(config) as Record<string, unknown>;
+/**
+ * Calls `visit(record, key)` for every place a secret path points at; a `*` segment matches
+ * every key of a mapping (route names, for instance).
+ */
+function forEachSecret(root: unknown, visit: (record: Record<string, unknown>, key: string) => void): void {
   for (const path of SECRET_PATHS) {
     const parts = path.split('.');
-    let node: unknown = copy;
-    for (const part of parts.slice(0, -1)) {
-      node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined;
-    }
-    const leaf = parts[parts.length - 1] as string;
-    if (typeof node === 'object' && node !== null) {
+    const walk = (node: unknown, index: number): void => {
+      if (typeof node !== 'object' || node === null) return;
       const record = node as Record<string, unknown>;
-      const value = record[leaf];
-      if (typeof value === 'string' && value.length > 0) record[leaf] = maskValue(value);
-    }
+      const part = parts[index] as string;
+      const keys = part === '*' ? Object.keys(record) : [part];
+      for (const key of keys) {
+        if (index === parts.length - 1) visit(record, key);
+        else walk(record[key], index + 1);
+      }
+    };
+    walk(root, 0);
   }
+}
+
+/** Returns a plain copy of the config with every secret replaced by a mask keeping its last 2 chars. */
+export function maskSecrets(config: unknown): unknown {
+  const copy = structuredClone(config);
+  forEachSecret(copy, (record, key) => {
+    const value = record[key];
+    if (typeof value === 'string' && value.length > 0) record[key] = maskValue(value);
+  });
   return copy;
 }
 
@@ -26,12 +38,9 @@ export function maskValue(value: string): string {
 /** Secret values present in a config, for redaction of free text (errors, logs, tool output). */
 export function secretValues(config: unknown): string[] {
   const out: string[] = [];
-  for (const path of SECRET_PATHS) {
-    let node: unknown = config;
-    for (const part of path.split('.')) {
-      node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined;
-    }
-    if (typeof node === 'string' && node.length >= 4) out.push(node);
-  }
+  forEachSecret(config, (record, key) => {
+    const value = record[key];
+    if (typeof value === 'string' && value.length >= 4) out.push(value);
+  });
   return out;
 }

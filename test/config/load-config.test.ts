@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, resolveHome } from '../../src/config/load-config.js';
-import { maskSecrets } from '../../src/config/mask-secrets.js';
+import { maskSecrets, secretValues } from '../../src/config/mask-secrets.js';
 import { makeTempHome } from '../helpers/test-config.js';
 
 describe('loadConfig', () => {
@@ -81,6 +81,16 @@ describe('loadConfig', () => {
   it('resolves HERMES_HOME from the environment, then the default', () => {
     expect(resolveHome({ HERMES_HOME: temp.home })).toBe(temp.home);
     expect(resolveHome({})).toMatch(/\.hermes-gateway$/);
+  });
+
+  it('masks secrets behind wildcard paths, such as every webhook route secret', () => {
+    writeFileSync(
+      join(temp.home, 'config.yaml'),
+      'platforms:\n  webhook:\n    routes:\n      gh:\n        secret: route-secret-value-123\n        auth: github\n',
+    );
+    const config = loadConfig({ env: {}, home: temp.home });
+    expect(JSON.stringify(maskSecrets(config))).not.toContain('route-secret-value-123');
+    expect(secretValues(config)).toContain('route-secret-value-123');
   });
 
   it('masks every secret', () => {

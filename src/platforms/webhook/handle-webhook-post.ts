@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { InboxItem, JsonValue, SubmitResult } from '../../gateway/queue/turn-queue.js';
+import { buildSessionKey } from '../../gateway/session-key.js';
+import type { GatewayStore } from '../../gateway/store/gateway-store.js';
+import type { TurnOrigin } from '../../gateway/turn/turn-origin.js';
+import type { AuthLockout } from './auth-lockout.js';
+import { buildWebhookPrompt } from './build-webhook-prompt.js';
+import { deliveryIdOf } from './delivery-id.js';
+import { matchFilters } from './match-filters.js';
+import { visibleHeaders } from './payload-path.js';
+import type { RateLimiter } from './rate-limiter.js';
+import type { RunTracker, RunWatch } from './run-tracker.js';
+import type { WebhookRoute } from './validate-webhook-routes.js';
+import type { WebhookRuns } from './webhook-runs.js';
+import { type VerifyResult, verifyWebhookRequest } from './webhook-signature.js';
+
+/** A delivery id seen within this window is a duplicate (Hermes: 1 h). */
+export const DEDUPE_WINDOW_MS = 3_600_000;
+
+export interface WebhookPostContext {
+  readonly store: Pick<GatewayStore, 'markEventProcessed' | 'updateSession'>;
+  readonly submit: (item: InboxItem) => Promise<SubmitResult>;
+  readonly unavailableReason: () => string | undefined;
+  readonly logger: Logger;
+  readonly lockout: AuthLockout;
+  readonly limiter: RateLimiter;
+  readonly runs: WebhookRuns;
+  readonly tracker: RunTracker;
+  readonly now: () => number;
+  /** Lets a delivery id whose submit failed through the dedupe once more. */
+  allowRetry(key: string): void;
+  takeRetry(key: string): boolean;
+}
+
+function send(reply: FastifyReply, code: number, message: string, type: string): FastifyReply {
+  return reply.code(code).send({ error: { message, type } });
+}
+
+function authMessage(route: WebhookRoute, reason: Exclude<VerifyResult, { ok: true }>['reason']): string {
+  if (reason === 'stale') {
+    return 'The webhook-timestamp is more than 5 minutes away from our clock; the request is refused as a possible replay.';
+  }
+  const expected = {
+    github: 'an X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body> header',
+    standard: 'webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256>) headers',
+    bearer: 'an Authorization: Bearer <secret> header',
+  }[route.scheme];
+  const what = reason === 'missing' ? 'Missing credentials' : 'Invalid signature or credentials';
+  return `${what}: this route expects ${expected} made with its secret.`;
+}
+
+/**
+ * One inbound delivery, in order: authenticate the raw bytes (401, counting towards the
+ * address' lockout), parse JSON (400), take a rate-limit token (429), apply the filters
+ * (200 `filtered`), check the model is there (503), dedupe by delivery id (200 `duplicate`),
+ * then queue the turn and answer 202 with the run id before the turn runs.
+ */
+export async function handleWebhookPost(
+  context: WebhookPostContext,
+  route: WebhookRoute,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const { logger } = context;
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  if (route.secret !== undefined) {
+    const verdict = verifyWebhookRequest({
+      scheme: route.scheme,
+      secret: route.secret,
+      headers: request.headers,
+      body,
+      nowMs: context.now(),
+    });
+    if (!verdict.ok) {
+      const locked = context.lockout.fail(request.ip);
+      logger.warn(
+        { route: route.name, ip: request.ip, reason: verdict.reason, locked },
+        'webhook authentication failed',
+      );
+      return send(reply, 401, authMessage(route, verdict.reason), 'unauthorized');
+    }
+  }
+
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body.toString('utf8'));
+  } catch {
+    return send(reply, 400, 'The body is not valid JSON.', 'invalid_json');
+  }
+
+  const token = context.limiter.take(route.name, route.ratePerMinute);
+  if (!token.ok) {
+    const seconds = Math.max(1, Math.ceil(token.retryAfterMs / 1000));
+    reply.header('retry-after', String(seconds));
+    return send(
+      reply,
+      429,
+      `Rate limit of ${route.ratePerMinute} deliveries per minute reached; retry in ${seconds} s.`,
+      'rate_limited',
+    );
+  }
+
+  const event = { payload, headers: visibleHeaders(request.headers) };
+  if (!matchFilters(event, route.filters)) return reply.code(200).send({ status: 'filtered' });
+
+  const unavailable = context.unavailableReason();
+  if (unavailable !== undefined) return send(reply, 503, unavailable, 'unavailable');
+
+  const deliveryId = deliveryIdOf(route.scheme, request.headers, body);
+  const dedupeKey = `${route.name}:${deliveryId}`;
+  let first: boolean;
+  try {
+    first = await context.store.markEventProcessed('webhook', dedupeKey, DEDUPE_WINDOW_MS);
+  } catch (error) {
+    logger.error({ route: route.name, err: (error as Error).message }, 'webhook dedupe failed');
+    return send(reply, 503, 'The gateway cannot record deliveries right now; retry later.', 'unavailable');
+  }
+  if (!first && !context.takeRetry(dedupeKey)) {
+    return reply.code(200).send({ status: 'duplicate', delivery_id: deliveryId });
+  }
+
+  const chatId = `webhook:${route.name}:${deliveryId}`;
+  const userId = `webhook:${route.name}`;
+  const sessionKey = buildSessionKey({ platform: 'webhook', chatType: 'webhook', chatId, userId });
+  const origin: TurnOrigin = {
+    platform: 'webhook',
+    chatType: 'webhook',
+    chatId,
+    userId,
+    userName: `webhook ${route.name}`,
+    unattended: true,
+    toolset: 'hermes-webhook',
+  };
+  const eventId = `webhook:${route.name}:${deliveryId}`;
+  const runId = `run_${randomBytes(12).toString('base64url')}`;
+  const item: InboxItem = {
+    sessionKey,
+    eventId,
+    kind: 'message',
+    text: buildWebhookPrompt({ route: route.name, deliveryId, template: route.template, event }),
+    payload: origin as unknown as JsonValue,
+    receivedAt: context.now(),
+  };
+
+  let watch: RunWatch | undefined;
+  try {
+    // The session is new (one per delivery): a route that widens the toolset says so here.
+    if (route.toolsets !== undefined) {
+      await context.store.updateSession(sessionKey, { toolsetOverrides: [...route.toolsets] });
+    }
+    context.runs.add({
+      runId,
+      route: route.name,
+      deliveryId,
+      sessionKey,
+      createdAt: context.now(),
+      updatedAt: context.now(),
+      status: 'queued',
+      delivery: { status: 'pending' },
+    });
+    watch = await context.tracker.watch({ runId, deliveryId, sessionKey, eventId, route });
+    const submitted = await context.submit(item);
+    if (submitted.status === 'duplicate') {
+      await watch.cancel();
+      context.runs.remove(runId);
+      return reply.code(200).send({ status: 'duplicate', delivery_id: deliveryId });
+    }
+    watch.begin();
+  } catch (error) {
+    await watch?.cancel();
+    context.runs.remove(runId);
+    context.allowRetry(dedupeKey);
+    logger.error(
+      { route: route.name, deliveryId, err: (error as Error).message },
+      'webhook delivery could not be queued',
+    );
+    return send(
+      reply,
+      503,
+      'The gateway could not queue this delivery right now; retry later.',
+      'unavailable',
+    );
+  }
+  logger.info({ route: route.name, deliveryId, runId, sessionKey }, 'webhook delivery accepted');
+  return reply.code(202).send({
+    status: 'accepted',
+    run_id: runId,
+    delivery_id: deliveryId,
+    status_url: `/webhooks/${route.name}/runs/${runId}`,
+  });
+}

@@ -1,0 +1,173 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../../config/config-schema.js';
+import type { EventBus } from '../../gateway/events/event-bus.js';
+import type { InboxItem, SubmitResult } from '../../gateway/queue/turn-queue.js';
+import type { GatewayStore } from '../../gateway/store/gateway-store.js';
+import { createAuthLockout } from './auth-lockout.js';
+import type { DeliverToChat } from './deliver-run-result.js';
+import { handleWebhookPost } from './handle-webhook-post.js';
+import { createRateLimiter } from './rate-limiter.js';
+import { createRunTracker } from './run-tracker.js';
+import { validateWebhookRoutes, type WebhookRoute } from './validate-webhook-routes.js';
+import { createWebhookRuns, describeRun } from './webhook-runs.js';
+import { bearerMatchesSecret, header } from './webhook-signature.js';
+
+export interface WebhookPlatformDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly store: Pick<GatewayStore, 'markEventProcessed' | 'updateSession'>;
+  readonly submit: (item: InboxItem) => Promise<SubmitResult>;
+  readonly bus: EventBus;
+  /** Why the gateway cannot answer (no model configured…), or undefined when it can. */
+  readonly unavailableReason: () => string | undefined;
+  /** Sends text to a chat of a configured platform; without it, `deliver: { platform, chat_id }` is refused at start-up. */
+  readonly deliverToChat?: DeliverToChat;
+  readonly now?: () => number;
+}
+
+export interface WebhookPlatform {
+  /** Names of the routes served (empty while webhooks are disabled). */
+  readonly routes: readonly string[];
+}
+
+/** Failed submits whose delivery ids may come again (the sender retries after our 503). */
+const RETRYABLE_CAP = 1_000;
+
+function errorBody(message: string, type: string): { error: { message: string; type: string } } {
+  return { error: { message, type } };
+}
+
+/**
+ * The inbound webhook platform: `POST /webhooks/<route>` (signed events that start an
+ * unattended turn on the safe toolset and answer 202 at once) and
+ * `GET /webhooks/<route>/runs/<run id>` (the run's status and result). Validates the routes
+ * first (throws `config_invalid`); registers nothing while `platforms.webhook.enabled` is false.
+ * Bodies are read raw (for the signature) in their own fastify scope, capped per route.
+ */
+export function registerWebhookPlatform(app: FastifyInstance, deps: WebhookPlatformDeps): WebhookPlatform {
+  const { config, logger: parentLogger } = deps;
+  const logger = parentLogger.child({ component: 'webhook' });
+  const webhook = config.platforms.webhook;
+  const routes = validateWebhookRoutes(config, { canDeliverToChat: deps.deliverToChat !== undefined });
+  if (!webhook.enabled) {
+    const configured = Object.keys(webhook.routes).length;
+    if (configured > 0) {
+      logger.warn(
+        { routes: configured },
+        'webhook routes are configured but webhooks are disabled (WEBHOOK_ENABLED)',
+      );
+    }
+    return { routes: [] };
+  }
+  const now = deps.now ?? Date.now;
+  const lockout = createAuthLockout({
+    maxFailures: webhook.lockout_failures,
+    lockoutMs: webhook.lockout_ms,
+    now,
+  });
+  const limiter = createRateLimiter(now);
+  const runs = createWebhookRuns({ maxRuns: webhook.max_runs, ttlMs: webhook.run_ttl_ms, now });
+  const tracker = createRunTracker({
+    bus: deps.bus,
+    logger,
+    runs,
+    deliverToChat: deps.deliverToChat,
+    runTimeoutMs: webhook.run_timeout_ms,
+    deliveryAttempts: webhook.delivery_attempts,
+    deliveryRetryMs: webhook.delivery_retry_ms,
+    now,
+  });
+  const retryable = new Set<string>();
+  const postContext = {
+    store: deps.store,
+    submit: deps.submit,
+    unavailableReason: deps.unavailableReason,
+    logger,
+    lockout,
+    limiter,
+    runs,
+    tracker,
+    now,
+    allowRetry(key: string) {
+      retryable.add(key);
+      if (retryable.size > RETRYABLE_CAP) {
+        const oldest = retryable.values().next();
+        if (oldest.done !== true) retryable.delete(oldest.value);
+      }
+    },
+    takeRetry: (key: string) => retryable.delete(key),
+  };
+
+  function refuse(reply: FastifyReply, code: number, message: string, type: string): FastifyReply {
+    // The body may still be arriving: close the connection instead of reading the rest.
+    return reply.code(code).header('connection', 'close').send(errorBody(message, type));
+  }
+
+  function getRun(route: WebhookRoute) {
+    return async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+      if (
+        route.secret !== undefined &&
+        !bearerMatchesSecret(header(request.headers, 'authorization'), route.secret)
+      ) {
+        lockout.fail(request.ip);
+        return reply
+          .code(401)
+          .send(
+            errorBody(
+              'Missing or wrong credentials: send Authorization: Bearer <route secret> to read a run.',
+              'unauthorized',
+            ),
+          );
+      }
+      const run = runs.get(request.params.id);
+      if (run === undefined || run.route !== route.name) {
+        return reply
+          .code(404)
+          .send(
+            errorBody('No such run on this route (run records are kept in memory for a while).', 'not_found'),
+          );
+      }
+      return reply.send(describeRun(run));
+    };
+  }
+
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    scope.addHook('onRequest', async (request, reply) => {
+      const waitMs = lockout.lockedFor(request.ip);
+      if (waitMs === 0) return undefined;
+      const seconds = Math.ceil(waitMs / 1000);
+      return refuse(
+        reply.header('retry-after', String(seconds)),
+        429,
+        `Too many failed authentication attempts from this address; try again in ${seconds} s.`,
+        'locked_out',
+      );
+    });
+    for (const route of routes) {
+      scope.post(`/webhooks/${route.name}`, { bodyLimit: route.maxBodyBytes }, (request, reply) =>
+        handleWebhookPost(postContext, route, request, reply),
+      );
+      scope.get<{ Params: { id: string } }>(`/webhooks/${route.name}/runs/:id`, getRun(route));
+    }
+    const unknown = async (request: FastifyRequest<{ Params: { route: string } }>, reply: FastifyReply) =>
+      refuse(reply, 404, `No webhook route named "${request.params.route.slice(0, 64)}".`, 'not_found');
+    scope.post<{ Params: { route: string } }>(
+      '/webhooks/:route',
+      { onRequest: unknown },
+      async () => undefined,
+    );
+    scope.get<{ Params: { route: string } }>(
+      '/webhooks/:route/runs/:id',
+      { onRequest: unknown },
+      async () => undefined,
+    );
+  });
+  app.addHook('onClose', async () => {
+    await tracker.close(config.queue.shutdown_grace_ms);
+  });
+  logger.info({ routes: routes.map((route) => route.name) }, 'webhook routes ready');
+  return { routes: routes.map((route) => route.name) };
+}
