@@ -4,9 +4,16 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config-schema.js';
 import { HermesError } from '../errors/hermes-error.js';
+import type { PlatformAdapter } from '../platforms/adapter.js';
 import { isLoopbackHost } from '../platforms/api-server/bearer-auth.js';
 import { registerApiServer } from '../platforms/api-server/register-api-server.js';
+import { registerWebhookPlatform } from '../platforms/webhook/register-webhook-platform.js';
+import { validateWebhookRoutes } from '../platforms/webhook/validate-webhook-routes.js';
 import { createToolRuntime, type ToolRuntime } from '../runtime/create-tool-runtime.js';
+import { createAccessControl } from './access/create-access-control.js';
+import { createCommandHandler } from './commands/create-command-handler.js';
+import { type ControlPlane, createControlPlane } from './control/create-control-plane.js';
+import { createDelivery } from './delivery/create-delivery.js';
 import type { EventBus } from './events/event-bus.js';
 import { createMemoryEventBus } from './events/memory-event-bus.js';
 import { createRedisEventBus } from './events/redis-event-bus.js';
@@ -32,6 +39,10 @@ export interface CreateGatewayOptions {
   readonly role: GatewayRole;
   /** Interval of the housekeeping sweep (expired approvals, pruning), ms. Default 15 s. */
   readonly sweepIntervalMs?: number;
+  /** Chat platforms to run (gateway role only): real adapters, or the in-memory test adapter. */
+  readonly adapters?: readonly PlatformAdapter[];
+  /** False leaves the webhook routes to the caller (embedding, tests with their own wiring). */
+  readonly webhooks?: boolean;
 }
 
 export interface Gateway {
@@ -42,6 +53,8 @@ export interface Gateway {
   readonly bus: EventBus;
   readonly runner: TurnRunner;
   readonly metrics: GatewayMetrics;
+  /** The chat control plane; undefined without chat adapters. */
+  readonly control: ControlPlane | undefined;
   /** Undefined for a worker. */
   readonly app: FastifyInstance | undefined;
   /**
@@ -78,6 +91,9 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
       `the API server refuses to listen on ${config.http.host} without a key: set API_SERVER_KEY, or bind HERMES_HTTP_HOST to 127.0.0.1`,
     );
   }
+  const adapters = options.role === 'gateway' ? (options.adapters ?? []) : [];
+  const webhooks = options.role === 'gateway' && options.webhooks !== false;
+  if (webhooks) validateWebhookRoutes(config, { canDeliverToChat: adapters.length > 0 });
   mkdirSync(config.home, { recursive: true, mode: 0o700 });
   const store = createSqliteGatewayStore({ path: join(config.home, 'state.db'), logger });
   const runtime = await createToolRuntime({
@@ -150,6 +166,7 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
       },
     },
     { name: 'queue', check: () => queue.health() },
+    ...adapters.map((adapter) => ({ name: `platform:${adapter.platform}`, check: () => adapter.health() })),
     {
       name: 'model',
       check: async () => {
@@ -158,6 +175,41 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
       },
     },
   ];
+
+  const delivery = createDelivery({ store, logger });
+  let control: ControlPlane | undefined;
+  if (adapters.length > 0) {
+    const access = createAccessControl({ config, store, logger });
+    const commands = createCommandHandler({
+      config,
+      logger,
+      store,
+      queue,
+      approvals: runtime.approvalGate,
+      toolsets: runtime.toolsets,
+      resumeTurn: ({ requestId, decision }) =>
+        control?.resumeApproval(requestId, decision) ?? Promise.resolve(),
+      approvePairing: (platform, code, approvedBy) => access.approveCode(platform, code, approvedBy),
+    });
+    control = createControlPlane(
+      {
+        config,
+        logger,
+        store,
+        queue,
+        bus,
+        runner,
+        approvals: runtime.approvalGate,
+        access,
+        commands,
+        delivery,
+        toolsets: runtime.toolsets,
+        now: Date.now,
+      },
+      adapters,
+    );
+  }
+  const chatAdapters = new Map(adapters.map((adapter) => [adapter.platform, adapter]));
 
   let app: FastifyInstance | undefined;
   if (options.role === 'gateway') {
@@ -172,6 +224,31 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
         unavailableReason,
       });
     }
+    if (webhooks)
+      registerWebhookPlatform(app, {
+        config,
+        logger,
+        store,
+        submit: (item) => queue.submit(item),
+        bus,
+        unavailableReason,
+        ...(adapters.length > 0
+          ? {
+              deliverToChat: async (platform: string, chatId: string, text: string) => {
+                const adapter = chatAdapters.get(platform);
+                if (adapter === undefined) throw new Error(`no ${platform} platform is running`);
+                const result = await delivery.deliverText({
+                  adapter,
+                  to: { chatId },
+                  sessionKey: `webhook-delivery:${platform}:${chatId}`,
+                  receiptKey: `webhook:${platform}:${chatId}:${Date.now()}`,
+                  text,
+                });
+                if (result.status === 'failed') throw new Error(result.error);
+              },
+            }
+          : {}),
+      });
   }
 
   const timers: NodeJS.Timeout[] = [];
@@ -217,10 +294,12 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
     bus,
     runner,
     metrics,
+    control,
     app,
     unavailableReason,
     async start(startOptions = {}) {
       if (startOptions.workers !== false) await startWorkers();
+      await control?.start();
       const timer = setInterval(() => void sweep(), options.sweepIntervalMs ?? 15_000);
       timer.unref();
       timers.push(timer);
@@ -231,6 +310,7 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
     close() {
       closing ??= (async () => {
         for (const timer of timers) clearInterval(timer);
+        await control?.stop();
         // Stop intake first; requests already waiting for an answer get it while turns finish.
         const httpClosed = app
           ?.close()

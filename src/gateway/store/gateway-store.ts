@@ -1,6 +1,7 @@
 /**
  * The gateway's durable state behind one interface: sessions, transcripts, inbound dedupe,
- * delivery receipts, pairing, parked turns and the full-text index for `session_search`.
+ * delivery receipts, pairing, parked turns, action prompts, delivery failures and the full-text
+ * index for `session_search`.
  * Every method returns a Promise so a networked database can implement it later; the embedded
  * SQLite store (`createSqliteGatewayStore`) is synchronous inside.
  *
@@ -77,8 +78,37 @@ export interface GatewayStore {
   /** Oldest first. `expiredBy` keeps only turns whose `expiresAt` is at or before that time. */
   listParkedTurns(options?: ListParkedTurnsOptions): Promise<ParkedTurn[]>;
 
+  // --- action prompts (approval / clarify messages in a chat) --------------------------------
+  /**
+   * Stores the prompt shown for a parked turn. Saving an existing id again updates where it was
+   * shown and what it answers, but never reopens a resolved prompt.
+   */
+  saveActionPrompt(input: ActionPromptInput): Promise<void>;
+  getActionPrompt(promptId: string): Promise<ActionPromptRecord | undefined>;
+  /** The newest prompt shown for an approval request id. */
+  findActionPromptByRequest(requestId: string): Promise<ActionPromptRecord | undefined>;
+  /** The newest prompt shown as this platform message (a reply to a clarify question). */
+  findActionPromptByMessage(
+    platform: string,
+    chatId: string,
+    messageId: string,
+  ): Promise<ActionPromptRecord | undefined>;
+  /** Oldest first. */
+  listActionPrompts(options?: ListActionPromptsOptions): Promise<ActionPromptRecord[]>;
+  /** Marks a prompt answered; true only for the first caller (atomic), false when unknown or already resolved. */
+  resolveActionPrompt(promptId: string, resolution: ActionPromptResolutionInput): Promise<boolean>;
+
+  // --- delivery failures -------------------------------------------------------------------
+  /** Remembers an answer that could not be delivered, to tell the chat on the next contact. */
+  recordDeliveryFailure(input: DeliveryFailureInput): Promise<DeliveryFailure>;
+  /** Removes and returns the failures recorded for a chat (oldest first), atomically: each is taken once. */
+  takeDeliveryFailures(platform: string, chatId: string): Promise<DeliveryFailure[]>;
+
   // --- housekeeping ------------------------------------------------------------------------
-  /** Deletes expired dedupe rows and pairing codes, and receipts older than the retention. */
+  /**
+   * Deletes expired dedupe rows and pairing codes, and receipts, resolved action prompts and
+   * unannounced delivery failures older than the retention.
+   */
   prune(options?: PruneOptions): Promise<PruneReport>;
   /** Throws when the store cannot serve (for `/readyz`). */
   ping(): Promise<void>;
@@ -258,8 +288,98 @@ export interface ListParkedTurnsOptions {
   readonly expiredBy?: number;
 }
 
+export type ActionPromptKind = 'approval' | 'clarify';
+
+export interface ActionPromptInput {
+  /** Our id for the prompt (it travels in the button data). */
+  readonly promptId: string;
+  readonly kind: ActionPromptKind;
+  readonly platform: string;
+  readonly chatId: string;
+  readonly threadId?: string | undefined;
+  /** The platform message id of the prompt. */
+  readonly messageId: string;
+  readonly sessionKey: string;
+  readonly turnId: string;
+  /** The park this prompt answers (`runner.resume({ parkId })`). */
+  readonly parkId: string;
+  /** The approval request id, for approvals. */
+  readonly requestId?: string | undefined;
+  /** Who the prompt is for (the requesting user). */
+  readonly userId?: string | undefined;
+  /** The answers offered (clarify choices, in button order); default none. */
+  readonly choices?: readonly string[] | undefined;
+  /** Defaults to the store clock. */
+  readonly createdAt?: number;
+  readonly expiresAt?: number | undefined;
+}
+
+export interface ActionPromptResolution {
+  /** What happened: `once`, `session`, `always`, `deny`, `timeout`, `answered`… (caller's words). */
+  readonly outcome: string;
+  readonly resolvedBy: string | undefined;
+  readonly at: number;
+}
+
+export interface ActionPromptRecord {
+  readonly promptId: string;
+  readonly kind: ActionPromptKind;
+  readonly platform: string;
+  readonly chatId: string;
+  readonly threadId: string | undefined;
+  readonly messageId: string;
+  readonly sessionKey: string;
+  readonly turnId: string;
+  readonly parkId: string;
+  readonly requestId: string | undefined;
+  readonly userId: string | undefined;
+  /** The answers offered, in button order (empty for approvals). */
+  readonly choices: readonly string[];
+  readonly createdAt: number;
+  readonly expiresAt: number | undefined;
+  /** Undefined while the prompt is open. */
+  readonly resolved: ActionPromptResolution | undefined;
+}
+
+export interface ActionPromptResolutionInput {
+  readonly outcome: string;
+  readonly resolvedBy?: string | undefined;
+  /** Defaults to the store clock. */
+  readonly at?: number;
+}
+
+export interface ListActionPromptsOptions {
+  readonly sessionKey?: string;
+  /** Only prompts not yet resolved. */
+  readonly pendingOnly?: boolean;
+  /** Only prompts whose `expiresAt` is at or before this time. */
+  readonly expiredBy?: number;
+}
+
+export interface DeliveryFailureInput {
+  readonly platform: string;
+  readonly chatId: string;
+  readonly sessionKey: string;
+  /** The turn (or other receipt key) whose answer was lost. */
+  readonly turnId: string;
+  /** Short description for logs and operators (never shown verbatim to users). */
+  readonly error: string;
+  /** Defaults to the store clock. */
+  readonly at?: number;
+}
+
+export interface DeliveryFailure {
+  readonly id: number;
+  readonly platform: string;
+  readonly chatId: string;
+  readonly sessionKey: string;
+  readonly turnId: string;
+  readonly error: string;
+  readonly at: number;
+}
+
 export interface PruneOptions {
-  /** Receipts older than this are deleted; default 7 days. */
+  /** Receipts, resolved action prompts and delivery failures older than this are deleted; default 7 days. */
   readonly deliveryRetentionMs?: number;
 }
 
@@ -267,6 +387,8 @@ export interface PruneReport {
   readonly events: number;
   readonly pairingCodes: number;
   readonly deliveries: number;
+  readonly actionPrompts: number;
+  readonly deliveryFailures: number;
 }
 
 export const DEFAULT_DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;

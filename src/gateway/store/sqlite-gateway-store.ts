@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { HermesError } from '../../errors/hermes-error.js';
-import type { GatewayStore } from './gateway-store.js';
+import { DEFAULT_DELIVERY_RETENTION_MS, type GatewayStore } from './gateway-store.js';
+import { createControlRepo } from './sqlite-control-repo.js';
 import { errorText, openSqliteDatabase, type SqliteDatabase } from './sqlite-database.js';
 import { createLedgerRepo } from './sqlite-ledger-repo.js';
 import { createMessageRepo } from './sqlite-message-repo.js';
@@ -44,6 +45,7 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
   const ledger = createLedgerRepo(db, now);
   const pairing = createPairingRepo(db, now);
   const parked = createParkedTurnRepo(db, now);
+  const control = createControlRepo(db, now);
   let closed = false;
 
   /** Runs synchronous work as a Promise, turning driver errors into `store_failed`. */
@@ -97,10 +99,26 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
     deleteParkedTurn: (turnId) => run('deleteParkedTurn', () => parked.delete(turnId)),
     listParkedTurns: (listOptions = {}) => run('listParkedTurns', () => parked.list(listOptions)),
 
+    saveActionPrompt: (input) => run('saveActionPrompt', () => control.savePrompt(input)),
+    getActionPrompt: (promptId) => run('getActionPrompt', () => control.getPrompt(promptId)),
+    findActionPromptByRequest: (requestId) =>
+      run('findActionPromptByRequest', () => control.findPromptByRequest(requestId)),
+    findActionPromptByMessage: (platform, chatId, messageId) =>
+      run('findActionPromptByMessage', () => control.findPromptByMessage(platform, chatId, messageId)),
+    listActionPrompts: (listOptions = {}) => run('listActionPrompts', () => control.listPrompts(listOptions)),
+    resolveActionPrompt: (promptId, resolution) =>
+      run('resolveActionPrompt', () => control.resolvePrompt(promptId, resolution)),
+
+    recordDeliveryFailure: (input) => run('recordDeliveryFailure', () => control.recordFailure(input)),
+    takeDeliveryFailures: (platform, chatId) =>
+      run('takeDeliveryFailures', () => control.takeFailures(platform, chatId)),
+
     prune: (pruneOptions = {}) =>
       run('prune', () => {
         const { events, deliveries } = ledger.prune(pruneOptions);
-        return { events, deliveries, pairingCodes: pairing.pruneCodes() };
+        const retention = pruneOptions.deliveryRetentionMs ?? DEFAULT_DELIVERY_RETENTION_MS;
+        const { actionPrompts, deliveryFailures } = control.prune(now() - retention);
+        return { events, deliveries, pairingCodes: pairing.pruneCodes(), actionPrompts, deliveryFailures };
       }),
     ping: () =>
       run('ping', () => {

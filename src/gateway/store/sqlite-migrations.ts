@@ -164,6 +164,49 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'action prompts and delivery failures',
+    sql: `
+      -- Approval and clarify prompts shown in a chat, so a click or a reply (even after a
+      -- restart) finds the parked turn it answers. resolved_at IS NULL means still open.
+      CREATE TABLE action_prompts (
+        prompt_id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('approval', 'clarify')),
+        platform TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        thread_id TEXT,
+        message_id TEXT NOT NULL,
+        session_key TEXT NOT NULL,
+        turn_id TEXT NOT NULL,
+        park_id TEXT NOT NULL,
+        request_id TEXT,
+        user_id TEXT,
+        choices TEXT NOT NULL DEFAULT '[]',
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        resolved_at INTEGER,
+        outcome TEXT,
+        resolved_by TEXT
+      );
+      CREATE INDEX action_prompts_session ON action_prompts (session_key, created_at);
+      CREATE INDEX action_prompts_request ON action_prompts (request_id) WHERE request_id IS NOT NULL;
+      CREATE INDEX action_prompts_message ON action_prompts (platform, chat_id, message_id);
+      CREATE INDEX action_prompts_pending ON action_prompts (expires_at) WHERE resolved_at IS NULL;
+
+      -- Answers that could not be delivered for good; taken (and announced) on the next contact.
+      CREATE TABLE delivery_failures (
+        id INTEGER PRIMARY KEY,
+        platform TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        session_key TEXT NOT NULL,
+        turn_id TEXT NOT NULL,
+        error TEXT NOT NULL,
+        at INTEGER NOT NULL
+      );
+      CREATE INDEX delivery_failures_chat ON delivery_failures (platform, chat_id, id);
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -47,7 +47,7 @@ export async function startTestGateway(options: {
       '  lock_duration_ms: 2000',
       '  stalled_interval_ms: 1000',
       '  shutdown_grace_ms: 2000',
-      '  api_timeout_ms: 30000',
+      '  api_timeout_ms: 120000',
       options.yaml ?? '',
     ].join('\n'),
   );
@@ -79,7 +79,7 @@ export async function startTestGateway(options: {
         baseURL,
         apiKey: clientOptions.apiKey ?? 'unused',
         maxRetries: 0,
-        timeout: 30_000,
+        timeout: 120_000,
         ...(clientOptions.headers !== undefined ? { defaultHeaders: clientOptions.headers } : {}),
       }),
     async close() {

@@ -54,15 +54,13 @@ describe('a worker killed mid-turn (BullMQ)', () => {
       childErrors += chunk.toString();
     });
 
-    const answer = testGateway
-      .client()
-      .chat.completions.create({
-        model: 'fake-model',
-        messages: [{ role: 'user', content: 'run the marker command' }],
-      });
+    const answer = testGateway.client().chat.completions.create({
+      model: 'fake-model',
+      messages: [{ role: 'user', content: 'run the marker command' }],
+    });
 
     // The child ran the tool, persisted its result, and is now waiting on the model: kill it.
-    await waitFor(() => (fake?.requests.length ?? 0) >= 2, 30_000).catch(() => {
+    await waitFor(() => (fake?.requests.length ?? 0) >= 2, 90_000).catch(() => {
       throw new Error(`the worker never reached the second model call; its stderr:\n${childErrors}`);
     });
     expect(readFileSync(join(testGateway.workdir, 'marker.txt'), 'utf8')).toBe('ran\n');
@@ -77,5 +75,5 @@ describe('a worker killed mid-turn (BullMQ)', () => {
     expect(fake.requests).toHaveLength(3);
     const retried = fake.requests[2]?.body as { messages: { role: string; tool_call_id?: string }[] };
     expect(retried.messages.filter((m) => m.role === 'tool')).toHaveLength(1);
-  }, 60_000);
+  }, 150_000);
 });

@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import type { ApprovalRequest } from '../../approval/approval-types.js';
+import type { ChatAddress, PlatformAdapter } from '../../platforms/adapter.js';
+import type { GatewayEvent } from '../events/gateway-event.js';
+import { renderApprovalPrompt } from '../prompts/render-approval-prompt.js';
+import { renderClarifyPrompt } from '../prompts/render-clarify-prompt.js';
+import type { ChatActivity, ControlDeps } from './control-deps.js';
+
+const requestSchema = z
+  .object({
+    id: z.string().min(4),
+    command: z.string(),
+    cwd: z.string(),
+    findings: z.array(z.object({ key: z.string(), description: z.string(), tier: z.string() })),
+    sessionKey: z.string(),
+    userId: z.string().optional(),
+    createdAt: z.number(),
+    expiresAt: z.number(),
+    commandHash: z.string(),
+    allowPermanent: z.boolean(),
+  })
+  .passthrough();
+
+const clarifySchema = z.object({ question: z.string(), choices: z.array(z.string()).default([]) });
+
+/**
+ * A turn event for a chat platform: answers and failures are delivered (split, retried,
+ * receipted), a parked turn shows its prompt once, and progress keeps "typing…" and the tool
+ * progress message going.
+ */
+export async function handleTurnEvent(
+  deps: ControlDeps,
+  adapter: PlatformAdapter,
+  activity: (sessionKey: string) => ChatActivity,
+  release: (sessionKey: string) => void,
+  event: GatewayEvent,
+): Promise<void> {
+  const origin = event.origin;
+  if (origin === undefined || origin.platform !== adapter.platform) return;
+  const to: ChatAddress = {
+    chatId: origin.chatId,
+    ...(origin.threadId !== undefined ? { threadId: origin.threadId } : {}),
+  };
+  const chat = activity(event.sessionKey);
+
+  switch (event.type) {
+    case 'progress': {
+      chat.typing ??= deps.delivery.keepTyping(adapter, to);
+      if (chat.turnId !== event.turnId) {
+        await chat.progress?.finish();
+        chat.progress = deps.delivery.progress(adapter, to, deps.config.display.tool_progress);
+        chat.turnId = event.turnId;
+      }
+      chat.progress?.update(event.progress as never);
+      return;
+    }
+    case 'final': {
+      await settle(chat);
+      release(event.sessionKey);
+      const text = event.text.trim() === '' ? '(The agent finished without a reply.)' : event.text;
+      const result = await deps.delivery.deliverText({
+        adapter,
+        to,
+        sessionKey: event.sessionKey,
+        receiptKey: `turn:${event.turnId}`,
+        text,
+        ...(origin.replyToMessageId !== undefined ? { replyToMessageId: origin.replyToMessageId } : {}),
+        format: 'markdown',
+      });
+      if (result.status === 'failed')
+        deps.logger.error({ sessionKey: event.sessionKey, err: result.error }, 'answer not delivered');
+      return;
+    }
+    case 'failed': {
+      await settle(chat);
+      release(event.sessionKey);
+      if (event.code === 'interrupted') return;
+      await deps.delivery.deliverText({
+        adapter,
+        to,
+        sessionKey: event.sessionKey,
+        receiptKey: `failed:${event.turnId || event.eventIds.join(',')}`,
+        text: `⚠️ ${event.message}`,
+      });
+      return;
+    }
+    case 'parked': {
+      await chat.progress?.finish();
+      chat.progress = undefined;
+      chat.turnId = undefined;
+      chat.typing?.pause();
+      await showPrompt(deps, adapter, to, event);
+      return;
+    }
+  }
+}
+
+async function settle(chat: ChatActivity): Promise<void> {
+  chat.typing?.stop();
+  chat.typing = undefined;
+  await chat.progress?.finish();
+  chat.progress = undefined;
+  chat.turnId = undefined;
+}
+
+async function showPrompt(
+  deps: ControlDeps,
+  adapter: PlatformAdapter,
+  to: ChatAddress,
+  event: Extract<GatewayEvent, { type: 'parked' }>,
+): Promise<void> {
+  const base = {
+    platform: adapter.platform,
+    chatId: to.chatId,
+    threadId: to.threadId,
+    sessionKey: event.sessionKey,
+    turnId: event.turnId,
+    parkId: event.parkId,
+    userId: event.origin?.userId,
+  };
+  if (event.reason === 'approval') {
+    const parsed = requestSchema.safeParse(event.payload);
+    if (!parsed.success) {
+      deps.logger.error({ sessionKey: event.sessionKey }, 'parked approval without a readable request');
+      return;
+    }
+    const request = parsed.data as unknown as ApprovalRequest;
+    const existing = await deps.store.findActionPromptByRequest(request.id);
+    if (existing !== undefined && existing.parkId === event.parkId) return;
+    const prompt = renderApprovalPrompt(request, { now: deps.now(), prefix: adapter.limits.commandPrefix });
+    const messageId = await send(deps, adapter, to, prompt);
+    await deps.store.saveActionPrompt({
+      ...base,
+      promptId: request.id,
+      kind: 'approval',
+      messageId,
+      requestId: request.id,
+      expiresAt: request.expiresAt,
+    });
+    return;
+  }
+  if (event.reason === 'clarify') {
+    const parsed = clarifySchema.safeParse(event.payload);
+    if (!parsed.success) return;
+    const promptId = event.parkId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40);
+    if ((await deps.store.getActionPrompt(promptId)) !== undefined) return;
+    const prompt = renderClarifyPrompt(promptId, parsed.data);
+    const messageId = await send(deps, adapter, to, prompt);
+    await deps.store.saveActionPrompt({
+      ...base,
+      promptId,
+      kind: 'clarify',
+      messageId,
+      choices: parsed.data.choices.slice(0, 4),
+    });
+  }
+}
+
+async function send(
+  deps: ControlDeps,
+  adapter: PlatformAdapter,
+  to: ChatAddress,
+  prompt: ReturnType<typeof renderApprovalPrompt>,
+): Promise<string> {
+  try {
+    if (adapter.limits.supportsButtons) return (await adapter.sendPrompt(to, prompt)).messageId;
+    return (await adapter.sendText(to, { text: prompt.fallbackText, format: 'markdown' })).messageId;
+  } catch (error) {
+    // The prompt is still recorded (without a message), so /approve and /deny keep working.
+    deps.logger.error({ err: (error as Error).message }, 'could not show a prompt');
+    return '';
+  }
+}
