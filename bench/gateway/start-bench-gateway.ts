@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config/load-config.js';
+import { createGateway, type Gateway } from '../../src/gateway/create-gateway.js';
+import { FAKE_MODEL } from './fake-model-answer.js';
+import { REDIS_URL } from './redis-keys.js';
+
+export type QueueMode = 'embedded' | 'bullmq';
+
+export interface BenchGateway {
+  readonly gateway: Gateway;
+  /** `http://127.0.0.1:<port>` */
+  readonly origin: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A real gateway (`createGateway`, role `gateway`: HTTP server + workers in this process) on a
+ * random loopback port, with its own HERMES_HOME and Redis key prefix, a silent logger, and the
+ * model pointed at the bench's fake. Config otherwise at its defaults, except the worker
+ * concurrency, which the bench sets to its client concurrency.
+ */
+export async function startBenchGateway(options: {
+  readonly mode: QueueMode;
+  readonly modelBaseURL: string;
+  readonly prefix: string;
+  readonly concurrency: number;
+}): Promise<BenchGateway> {
+  const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gw-'));
+  const workdir = mkdtempSync(join(tmpdir(), 'hermes-bench-work-'));
+  writeFileSync(
+    join(home, 'config.yaml'),
+    [
+      'http:',
+      '  port: 0',
+      'redis:',
+      `  prefix: ${options.prefix}`,
+      'queue:',
+      `  concurrency: ${options.concurrency}`,
+      '',
+    ].join('\n'),
+  );
+  const config = loadConfig({
+    home,
+    env: {
+      TERMINAL_CWD: workdir,
+      OPENAI_BASE_URL: options.modelBaseURL,
+      OPENAI_API_KEY: 'sk-bench',
+      HERMES_MODEL: FAKE_MODEL,
+      ...(options.mode === 'bullmq' ? { REDIS_URL } : {}),
+    },
+  });
+  const gateway = await createGateway({
+    config,
+    logger: pino({ level: 'silent' }),
+    baseEnv: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: workdir },
+    builtinToolsDir: resolve(import.meta.dirname, '../../src/tools'),
+    role: 'gateway',
+  });
+  const address = await gateway.start();
+  if (address === undefined) throw new Error('the gateway did not listen');
+  return {
+    gateway,
+    origin: address.replace('localhost', '127.0.0.1'),
+    async close() {
+      await gateway.close();
+      rmSync(home, { recursive: true, force: true });
+      rmSync(workdir, { recursive: true, force: true });
+    },
+  };
+}
