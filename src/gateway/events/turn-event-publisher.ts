@@ -69,6 +69,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger) {
         turnId: event.turnId,
         sessionKey: event.sessionKey,
         eventIds: eventIds(),
+        ...withOrigin(event.origin),
         text: event.text,
       }),
     parked: (event) =>

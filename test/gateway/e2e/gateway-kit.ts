@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { createGateway, type Gateway, type GatewayRole } from '../../../src/gateway/create-gateway.js';
+import type { PlatformAdapter } from '../../../src/platforms/adapter.js';
 import { silentLogger } from '../../helpers/test-config.js';
 
 export type QueueMode = 'embedded' | 'bullmq';
@@ -19,6 +20,8 @@ export interface TestGateway {
   readonly baseURL: string;
   readonly prefix: string;
   client(options?: { apiKey?: string; headers?: Record<string, string> }): OpenAI;
+  /** Stops the gateway but keeps its HERMES_HOME and working directory (to restart on them). */
+  stop(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,11 +35,18 @@ export async function startTestGateway(options: {
   readonly yaml?: string;
   readonly role?: GatewayRole;
   readonly workers?: boolean;
+  readonly adapters?: readonly PlatformAdapter[];
+  /** Reuse a HERMES_HOME (a restart); its config.yaml is kept. */
+  readonly home?: string;
+  readonly workdir?: string;
 }): Promise<TestGateway> {
-  const home = mkdtempSync(join(tmpdir(), 'hermes-gw-'));
-  const workdir = mkdtempSync(join(tmpdir(), 'hermes-work-'));
-  const prefix = `hgtest-${randomBytes(4).toString('hex')}`;
-  writeFileSync(
+  const reuse = options.home !== undefined;
+  const home = options.home ?? mkdtempSync(join(tmpdir(), 'hermes-gw-'));
+  const workdir = options.workdir ?? mkdtempSync(join(tmpdir(), 'hermes-work-'));
+  const prefix = reuse
+    ? (/prefix: (\S+)/.exec(readFileSync(join(home, 'config.yaml'), 'utf8'))?.[1] ?? 'x')
+    : `hgtest-${randomBytes(4).toString('hex')}`;
+  if (!reuse) writeFileSync(
     join(home, 'config.yaml'),
     [
       'http:',
@@ -65,6 +75,7 @@ export async function startTestGateway(options: {
     baseEnv: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: workdir },
     builtinToolsDir: TOOLS_DIR,
     role: options.role ?? 'gateway',
+    ...(options.adapters !== undefined ? { adapters: options.adapters } : {}),
   });
   const address = await gateway.start({ workers: options.workers ?? true });
   const baseURL = `${address ?? 'http://127.0.0.1:0'}/v1`;
@@ -82,6 +93,9 @@ export async function startTestGateway(options: {
         timeout: 120_000,
         ...(clientOptions.headers !== undefined ? { defaultHeaders: clientOptions.headers } : {}),
       }),
+    async stop() {
+      await gateway.close();
+    },
     async close() {
       await gateway.close();
       rmSync(home, { recursive: true, force: true });
