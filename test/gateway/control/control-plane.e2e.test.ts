@@ -13,6 +13,12 @@ const ACCESS_YAML = [
   '  admin_users: ["test:admin"]',
 ].join('\n');
 
+/** The messages the fake model received in its n-th request (empty when there was none). */
+function sentMessages(fake: FakeOpenAi, n: number): { role: string; content: string }[] {
+  const body = fake.requests[n]?.body as { messages?: { role: string; content: string }[] } | undefined;
+  return body?.messages ?? [];
+}
+
 function terminalCall(command: string) {
   return { content: '', toolCalls: [{ name: 'terminal', arguments: JSON.stringify({ command }) }] };
 }
@@ -64,8 +70,7 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
       fake.script({ content: 'Hello Alice!' });
       expect(await adapter.say({ ...ALICE, text: 'hi' })).toStrictEqual({ status: 'accepted' });
       await waitFor(() => texts().includes('Hello Alice!'));
-      const system =
-        (fake.requests[0]?.body as { messages: { content: string }[] }).messages[0]?.content ?? '';
+      const system = sentMessages(fake, 0)[0]?.content ?? '';
       expect(system.length).toBeGreaterThan(0);
     });
 
@@ -144,9 +149,7 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
       });
       await waitFor(() => texts().includes('Understood, I left it alone.'));
       expect(existsSync(join(gw!.workdir, 'build'))).toBe(true);
-      const toolResult = (
-        fake.requests[1]?.body as { messages: { role: string; content: string }[] }
-      ).messages.find((m) => m.role === 'tool');
+      const toolResult = sentMessages(fake, 1).find((m) => m.role === 'tool');
       expect(toolResult?.content).toMatch(/denied|not consent/i);
       // A stale client can still send the old button after the prompt was edited: it changes nothing.
       const late = await adapter.inject(
@@ -185,9 +188,7 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
       await waitFor(() => texts().includes('Nobody answered, so I did nothing.'), 30_000);
       expect(existsSync(join(gw!.workdir, 'build'))).toBe(true);
       expect(adapter.shown(prompt.messageId)?.text).toMatch(/did NOT run/);
-      const toolResult = (
-        fake.requests[1]?.body as { messages: { role: string; content: string }[] }
-      ).messages.find((m) => m.role === 'tool');
+      const toolResult = sentMessages(fake, 1).find((m) => m.role === 'tool');
       expect(toolResult?.content).toMatch(/silence is not consent|timed out/i);
     });
 
@@ -234,9 +235,7 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
       await waitFor(() => adapter.prompts.length === 1);
       await adapter.press({ messageId: lastPrompt().messageId, userId: 'alice', label: 'dev' });
       await waitFor(() => texts().includes('Using dev.'));
-      const toolResult = (
-        fake.requests[1]?.body as { messages: { role: string; content: string }[] }
-      ).messages.find((m) => m.role === 'tool');
+      const toolResult = sentMessages(fake, 1).find((m) => m.role === 'tool');
       expect(toolResult?.content).toContain('dev');
     });
 
