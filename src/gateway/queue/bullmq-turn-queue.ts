@@ -126,7 +126,7 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
     try {
       reply = await this.#ops.submit(session, item, {
         mode: this.#mode,
-        dedupeMs: this.#settings.dedupeWindowMs,
+        dedupeMs: item.dedupe === false ? 0 : this.#settings.dedupeWindowMs,
         interruptTtlMs: this.#lockMs * 3,
       });
     } catch (error) {

@@ -89,7 +89,9 @@ class EmbeddedTurnQueue implements TurnQueue {
   async submit(raw: InboxItem): Promise<SubmitResult> {
     if (this.#closing) throw new HermesError('queue_closed', 'the turn queue is closed');
     const item = parseInboxItem(raw);
-    if (!this.#dedupe.firstSeen(`${item.sessionKey}\0${item.eventId}`)) return { status: 'duplicate' };
+    if (item.dedupe !== false && !this.#dedupe.firstSeen(`${item.sessionKey}\0${item.eventId}`)) {
+      return { status: 'duplicate' };
+    }
     let lane = this.#lanes.get(item.sessionKey);
     if (lane === undefined) {
       lane = { sessionKey: item.sessionKey, inbox: [], turn: undefined, scheduled: false };

@@ -11,6 +11,7 @@ const inboxItemSchema = z
     payload: z.json().optional(),
     receivedAt: z.number(),
     steerable: z.boolean().optional(),
+    dedupe: z.boolean().optional(),
   })
   .strict();
 
@@ -20,10 +21,11 @@ export function parseInboxItem(value: unknown): InboxItem {
   if (!result.success) {
     throw new HermesError('queue_failed', `invalid inbox item: ${z.prettifyError(result.error)}`);
   }
-  const { payload, text, steerable, ...rest } = result.data;
+  const { payload, text, steerable, dedupe, ...rest } = result.data;
   return {
     ...rest,
     ...(steerable === undefined ? {} : { steerable }),
+    ...(dedupe === undefined ? {} : { dedupe }),
     ...(text === undefined ? {} : { text }),
     ...(payload === undefined ? {} : { payload: payload as JsonValue }),
   };

@@ -57,7 +57,7 @@ end
 export const SUBMIT = defineScript(
   'submit',
   `
-if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return {'duplicate', 0} end
+if ARGV[1] ~= '0' and not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return {'duplicate', 0} end
 local waiting = redis.call('RPUSH', KEYS[2], ARGV[2])
 redis.call('HSET', KEYS[6], ARGV[4], ARGV[5])
 redis.call('INCR', KEYS[7])

@@ -29,6 +29,11 @@ export interface InboxItem {
    * it never interrupts or steers. Default true for messages.
    */
   readonly steerable?: boolean;
+  /**
+   * False when the event id is unique by construction (a fresh UUID per API request), so
+   * remembering it for dedupe would only cost memory. Default true.
+   */
+  readonly dedupe?: boolean;
 }
 
 /**

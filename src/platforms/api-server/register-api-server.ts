@@ -162,6 +162,8 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
       text,
       payload: origin as unknown as JsonValue,
       receivedAt: now(),
+      // A fresh UUID per request can never repeat: remembering it would only cost memory.
+      dedupe: false,
     };
     if (stream) {
       reply.hijack();

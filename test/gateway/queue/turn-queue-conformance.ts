@@ -217,6 +217,17 @@ export function describeTurnQueueConformance(name: string, factory: TurnQueueFac
       expect(await queue.depth()).toBe(0);
     });
 
+    it('skips dedupe for items marked dedupe: false (ids unique by construction)', async () => {
+      const queue = await make();
+      const key = session('no-dedupe');
+      const rec = recorder();
+      await queue.startWorkers(rec.handler, { concurrency: 1, onFailed: failures().onFailed });
+      expect((await queue.submit({ ...makeItem(key, 'fresh'), dedupe: false })).status).toBe('started');
+      await waitFor(() => rec.handled(key).length === 1, 'first run');
+      expect((await queue.submit({ ...makeItem(key, 'fresh'), dedupe: false })).status).not.toBe('duplicate');
+      await waitFor(() => rec.handled(key).length === 2, 'second run');
+    });
+
     it('forgets event ids after the dedupe window', async () => {
       const queue = await make({ dedupeWindowMs: 150 });
       const key = session('window');
