@@ -7,6 +7,9 @@ import type { EventBus } from './event-bus.js';
 import { type EventOrigin, type GatewayEvent, platformChannel } from './gateway-event.js';
 
 /** Platforms whose answers are delivered by a chat adapter listening on its platform channel. */
+/** How long streamed text is collected before it is published, ms. */
+const TEXT_FLUSH_MS = 25;
+
 const DIRECT_PLATFORMS = new Set(['api_server', 'webhook']);
 
 function routeOf(origin: TurnOrigin | undefined): EventOrigin | undefined {
@@ -46,14 +49,54 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger) {
   }
 
   const eventIds = () => [...(current.getStore() ?? [])];
+
+  // Streamed text is coalesced per turn for a few milliseconds: one bus message per burst
+  // instead of one per token (each is a Redis PUBLISH in scale-out mode). Anything else the turn
+  // emits flushes it first, so order is kept.
+  const pendingText = new Map<
+    string,
+    {
+      base: Omit<Extract<GatewayEvent, { type: 'progress' }>, 'progress'>;
+      text: string;
+      timer: NodeJS.Timeout;
+    }
+  >();
+  async function flushText(turnId: string): Promise<void> {
+    const entry = pendingText.get(turnId);
+    if (entry === undefined) return;
+    pendingText.delete(turnId);
+    clearTimeout(entry.timer);
+    await publish({ ...entry.base, progress: { kind: 'text_delta', text: entry.text } });
+  }
   const withOrigin = (origin: TurnOrigin | undefined) => {
     const route = routeOf(origin);
     return route === undefined ? {} : { origin: route };
   };
 
   const events: TurnEvents = {
-    progress: (event) => {
+    progress: async (event) => {
       const { turnId, sessionKey, origin, ...progress } = event;
+      if (progress.kind === 'text_delta') {
+        const waiting = pendingText.get(turnId);
+        if (waiting !== undefined) {
+          waiting.text += progress.text;
+          return;
+        }
+        const entry = {
+          base: {
+            type: 'progress' as const,
+            turnId,
+            sessionKey,
+            eventIds: eventIds(),
+            ...withOrigin(origin),
+          },
+          text: progress.text,
+          timer: setTimeout(() => void flushText(turnId), TEXT_FLUSH_MS),
+        };
+        pendingText.set(turnId, entry);
+        return;
+      }
+      await flushText(turnId);
       return publish({
         type: 'progress',
         turnId,
@@ -63,17 +106,20 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger) {
         progress: progress as unknown as Record<string, JsonValue>,
       });
     },
-    final: (event) =>
-      publish({
+    final: async (event) => {
+      await flushText(event.turnId);
+      return publish({
         type: 'final',
         turnId: event.turnId,
         sessionKey: event.sessionKey,
         eventIds: eventIds(),
         ...withOrigin(event.origin),
         text: event.text,
-      }),
-    parked: (event) =>
-      publish({
+      });
+    },
+    parked: async (event) => {
+      await flushText(event.turnId);
+      return publish({
         type: 'parked',
         turnId: event.turnId,
         sessionKey: event.sessionKey,
@@ -82,9 +128,11 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger) {
         reason: event.reason,
         parkId: event.parkId,
         payload: (event.payload ?? null) as JsonValue,
-      }),
-    failed: (event) =>
-      publish({
+      });
+    },
+    failed: async (event) => {
+      await flushText(event.turnId);
+      return publish({
         type: 'failed',
         turnId: event.turnId,
         sessionKey: event.sessionKey,
@@ -92,7 +140,8 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger) {
         ...withOrigin(event.origin),
         code: event.code,
         message: event.message,
-      }),
+      });
+    },
   };
 
   /** Wraps the runner's handler so events emitted during a turn carry its items' event ids. */
