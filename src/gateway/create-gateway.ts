@@ -205,6 +205,10 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
         delivery,
         toolsets: runtime.toolsets,
         now: Date.now,
+        observer: {
+          inbound: (platform, status) => metrics.inbound.inc({ platform, status }),
+          deliveryFailed: (platform) => metrics.deliveriesFailed.inc({ platform }),
+        },
       },
       adapters,
     );

@@ -26,6 +26,11 @@ export interface ControlDeps {
   readonly delivery: Delivery;
   readonly toolsets: Pick<Toolsets, 'has'>;
   readonly now: () => number;
+  /** Metrics hooks (main wires them to prom-client). */
+  readonly observer?: {
+    inbound?(platform: string, status: string): void;
+    deliveryFailed?(platform: string): void;
+  };
 }
 
 /** What a chat shows while one of its turns runs: typing, and the tool-progress message. */

@@ -84,7 +84,12 @@ export function createControlPlane(deps: ControlDeps, adapterList: readonly Plat
           });
         });
         unsubscribers.push(unsubscribe);
-        await adapter.start(createInboundSink(deps, adapter, adapters, activity));
+        const sink = createInboundSink(deps, adapter, adapters, activity);
+        await adapter.start(async (event) => {
+          const result = await sink(event);
+          deps.observer?.inbound?.(adapter.platform, result.status);
+          return result;
+        });
         await adapter
           .setCommands(COMMANDS.map((command) => ({ name: command.name, description: command.description })))
           .catch((error: Error) =>

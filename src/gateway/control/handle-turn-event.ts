@@ -67,8 +67,10 @@ export async function handleTurnEvent(
         ...(origin.replyToMessageId !== undefined ? { replyToMessageId: origin.replyToMessageId } : {}),
         format: 'markdown',
       });
-      if (result.status === 'failed')
+      if (result.status === 'failed') {
+        deps.observer?.deliveryFailed?.(adapter.platform);
         deps.logger.error({ sessionKey: event.sessionKey, err: result.error }, 'answer not delivered');
+      }
       return;
     }
     case 'failed': {

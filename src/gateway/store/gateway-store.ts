@@ -1,7 +1,7 @@
 /**
  * The gateway's durable state behind one interface: sessions, transcripts, inbound dedupe,
- * delivery receipts, pairing, parked turns, action prompts, delivery failures and the full-text
- * index for `session_search`.
+ * delivery receipts, pairing, parked turns, action prompts, delivery failures, home channels and
+ * the full-text index for `session_search`.
  * Every method returns a Promise so a networked database can implement it later; the embedded
  * SQLite store (`createSqliteGatewayStore`) is synchronous inside.
  *
@@ -103,6 +103,15 @@ export interface GatewayStore {
   recordDeliveryFailure(input: DeliveryFailureInput): Promise<DeliveryFailure>;
   /** Removes and returns the failures recorded for a chat (oldest first), atomically: each is taken once. */
   takeDeliveryFailures(platform: string, chatId: string): Promise<DeliveryFailure[]>;
+
+  // --- home channels -----------------------------------------------------------------------
+  /**
+   * Makes a chat the platform's home channel (`/sethome`), replacing the previous one; returns
+   * the stored record.
+   */
+  setHomeChannel(input: HomeChannelInput): Promise<HomeChannel>;
+  /** The platform's home channel, or undefined when none was set. */
+  getHomeChannel(platform: string): Promise<HomeChannel | undefined>;
 
   // --- housekeeping ------------------------------------------------------------------------
   /**
@@ -376,6 +385,25 @@ export interface DeliveryFailure {
   readonly turnId: string;
   readonly error: string;
   readonly at: number;
+}
+
+export interface HomeChannelInput {
+  readonly platform: string;
+  readonly chatId: string;
+  readonly threadId?: string | undefined;
+  /** The user id that set it. */
+  readonly setBy: string;
+  /** Defaults to the store clock. */
+  readonly setAt?: number;
+}
+
+/** Where a platform's notifications go when they are addressed to `home`. */
+export interface HomeChannel {
+  readonly platform: string;
+  readonly chatId: string;
+  readonly threadId: string | undefined;
+  readonly setBy: string;
+  readonly setAt: number;
 }
 
 export interface PruneOptions {

@@ -207,6 +207,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX delivery_failures_chat ON delivery_failures (platform, chat_id, id);
     `,
   },
+  {
+    version: 4,
+    name: 'home channels',
+    sql: `
+      -- One home channel per platform (\`/sethome\`): where notifications addressed to "home" go.
+      CREATE TABLE home_channels (
+        platform TEXT PRIMARY KEY,
+        chat_id TEXT NOT NULL,
+        thread_id TEXT,
+        set_by TEXT NOT NULL,
+        set_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

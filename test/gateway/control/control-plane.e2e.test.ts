@@ -70,6 +70,8 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
       fake.script({ content: 'Hello Alice!' });
       expect(await adapter.say({ ...ALICE, text: 'hi' })).toStrictEqual({ status: 'accepted' });
       await waitFor(() => texts().includes('Hello Alice!'));
+      const metrics = await (await fetch(gw!.baseURL.replace(/\/v1$/, '/metrics'))).text();
+      expect(metrics).toContain('hermes_inbound_total{platform="test",status="accepted"} 1');
       const system = sentMessages(fake, 0)[0]?.content ?? '';
       expect(system.length).toBeGreaterThan(0);
     });
