@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { HermesError } from '../errors/hermes-error.js';
+import { approvalDecisionSchema, approvalRequestSchema } from './approval-schemas.js';
 import {
   type ApprovalOutcome,
   type ApprovalStore,
@@ -79,33 +80,8 @@ redis.call('HSET', KEYS[1], 'claimed', '1')
 return 1
 `;
 
-const findingSchema = z.object({
-  key: z.string(),
-  description: z.string(),
-  tier: z.enum(['hardline', 'sudo_guard', 'deny_rule', 'dangerous']),
-});
-
-const requestSchema = z.object({
-  id: z.string(),
-  command: z.string(),
-  cwd: z.string(),
-  findings: z.array(findingSchema),
-  sessionKey: z.string(),
-  userId: z.string().optional(),
-  createdAt: z.number(),
-  expiresAt: z.number(),
-  commandHash: z.string(),
-  allowPermanent: z.boolean(),
-  smartDenied: z.boolean().optional(),
-});
-
-const decisionSchema = z.object({
-  choice: z.enum(['once', 'session', 'always', 'deny']),
-  userId: z.string().optional(),
-  decidedAt: z.number(),
-  cause: z.enum(['user', 'cancelled']),
-  reason: z.string().optional(),
-});
+const requestSchema = approvalRequestSchema;
+const decisionSchema = approvalDecisionSchema;
 
 const scriptReply = z.array(z.union([z.string(), z.number(), z.null()]));
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { approvalRequestSchema } from '../../approval/approval-schemas.js';
 import type { ApprovalRequest } from '../../approval/approval-types.js';
 import type { ChatAddress, PlatformAdapter } from '../../platforms/adapter.js';
 import type { GatewayEvent } from '../events/gateway-event.js';
@@ -6,20 +7,7 @@ import { renderApprovalPrompt } from '../prompts/render-approval-prompt.js';
 import { renderClarifyPrompt } from '../prompts/render-clarify-prompt.js';
 import type { ChatActivity, ControlDeps } from './control-deps.js';
 
-const requestSchema = z
-  .object({
-    id: z.string().min(4),
-    command: z.string(),
-    cwd: z.string(),
-    findings: z.array(z.object({ key: z.string(), description: z.string(), tier: z.string() })),
-    sessionKey: z.string(),
-    userId: z.string().optional(),
-    createdAt: z.number(),
-    expiresAt: z.number(),
-    commandHash: z.string(),
-    allowPermanent: z.boolean(),
-  })
-  .passthrough();
+const requestSchema = approvalRequestSchema.passthrough();
 
 const clarifySchema = z.object({ question: z.string(), choices: z.array(z.string()).default([]) });
 

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { approvalDecisionSchema, approvalRequestSchema } from '../../approval/approval-schemas.js';
 import {
   type ApprovalOutcome,
   type ApprovalStore,
@@ -27,31 +28,8 @@ export interface SqliteApprovalStoreOptions extends ApprovalStoreOptions {
   readonly busyTimeoutMs?: number;
 }
 
-const findingSchema = z.object({
-  key: z.string(),
-  description: z.string(),
-  tier: z.enum(['hardline', 'sudo_guard', 'deny_rule', 'dangerous']),
-});
-const requestSchema = z.object({
-  id: z.string(),
-  command: z.string(),
-  cwd: z.string(),
-  findings: z.array(findingSchema),
-  sessionKey: z.string(),
-  userId: z.string().optional(),
-  createdAt: z.number(),
-  expiresAt: z.number(),
-  commandHash: z.string(),
-  allowPermanent: z.boolean(),
-  smartDenied: z.boolean().optional(),
-});
-const decisionSchema = z.object({
-  choice: z.enum(['once', 'session', 'always', 'deny']),
-  userId: z.string().optional(),
-  decidedAt: z.number(),
-  cause: z.enum(['user', 'cancelled']),
-  reason: z.string().optional(),
-});
+const requestSchema = approvalRequestSchema;
+const decisionSchema = approvalDecisionSchema;
 const requestRow = z.object({
   request: z.string(),
   command_hash: z.string(),
