@@ -241,11 +241,25 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
               deliverToChat: async (platform: string, chatId: string, text: string) => {
                 const adapter = chatAdapters.get(platform);
                 if (adapter === undefined) throw new Error(`no ${platform} platform is running`);
+                // `chat_id: home` is the chat someone made home with /sethome (looked up per delivery).
+                let to: { chatId: string; threadId?: string } = { chatId };
+                if (chatId === 'home') {
+                  const home = await store.getHomeChannel(platform);
+                  if (home === undefined) {
+                    throw new Error(
+                      `no home channel is set for ${platform}: send /sethome in the chat that should get these messages`,
+                    );
+                  }
+                  to =
+                    home.threadId === undefined
+                      ? { chatId: home.chatId }
+                      : { chatId: home.chatId, threadId: home.threadId };
+                }
                 const result = await delivery.deliverText({
                   adapter,
-                  to: { chatId },
-                  sessionKey: `webhook-delivery:${platform}:${chatId}`,
-                  receiptKey: `webhook:${platform}:${chatId}:${Date.now()}`,
+                  to,
+                  sessionKey: `webhook-delivery:${platform}:${to.chatId}`,
+                  receiptKey: `webhook:${platform}:${to.chatId}:${Date.now()}`,
                   text,
                 });
                 if (result.status === 'failed') throw new Error(result.error);

@@ -1,3 +1,4 @@
+import type { ChatAddress } from '../../platforms/adapter.js';
 import type { CommandImpl } from './command-context.js';
 
 /** Pairing codes: 8 characters of an unambiguous alphabet; be lenient about case and spacing. */
@@ -38,9 +39,51 @@ export const pairCommand: CommandImpl = async (run) => {
 };
 
 /**
- * `/sethome`: would remember this chat as the home channel for notifications. The store has no
- * place for it yet, so it says so instead of pretending.
+ * `/sethome`: makes this chat (and thread) the platform's home channel, where notifications
+ * addressed to `home` go (a webhook route's `deliver: { platform, chat_id: home }`). The home
+ * channel is one per platform, so a group, channel or thread can be made home by admins only; a
+ * user the operator lets run `/sethome` (`gateway.user_commands`) may make their own DM home.
  */
-export const sethomeCommand: CommandImpl = async () => [
-  'Home channels are not supported yet: there is nowhere to keep one, so nothing was changed. Notifications go to the chat that started the task.',
-];
+export const sethomeCommand: CommandImpl = async (run) => {
+  const { platform, chat, sender, isAdmin } = run.input;
+  const { store } = run.deps;
+  if (run.args.trim() !== '') {
+    return [`${run.p}sethome takes no arguments: send it in the chat that should become the home channel.`];
+  }
+  if (chat.chatType !== 'dm' && !isAdmin) {
+    return [`Only admins can make a group chat the home channel. ${run.p}sethome in a direct message works.`];
+  }
+  const previous = await store.getHomeChannel(platform);
+  if (previous !== undefined && isSameChat(previous, chat)) {
+    return [`This chat is already the home channel for ${platform}.`];
+  }
+  await store.setHomeChannel({
+    platform,
+    chatId: chat.chatId,
+    ...(chat.threadId === undefined ? {} : { threadId: chat.threadId }),
+    setBy: sender.userId,
+  });
+  run.deps.logger.info(
+    { platform, chatId: chat.chatId, threadId: chat.threadId, setBy: sender.userId },
+    'home channel set',
+  );
+  const replaced =
+    previous === undefined
+      ? ''
+      : isAdmin
+        ? ` It replaces ${describeChat(previous)}.`
+        : ' It replaces the previous home channel.';
+  return [
+    `🏠 This chat is now the home channel for ${platform}: notifications addressed to "home" (such as webhook results with chat_id: home) arrive here.${replaced}`,
+  ];
+};
+
+/** Whether a stored home channel is this chat (and thread). */
+export function isSameChat(home: ChatAddress, chat: ChatAddress): boolean {
+  return home.chatId === chat.chatId && home.threadId === chat.threadId;
+}
+
+/** `chat -1001, thread 7`. */
+export function describeChat(chat: ChatAddress): string {
+  return chat.threadId === undefined ? `chat ${chat.chatId}` : `chat ${chat.chatId}, thread ${chat.threadId}`;
+}

@@ -19,7 +19,13 @@ export interface CommandHandlerDeps {
   readonly logger: Logger;
   readonly store: Pick<
     GatewayStore,
-    'getOrCreateSession' | 'rotateSession' | 'updateSession' | 'listMessages' | 'countMessages'
+    | 'getOrCreateSession'
+    | 'rotateSession'
+    | 'updateSession'
+    | 'listMessages'
+    | 'countMessages'
+    | 'setHomeChannel'
+    | 'getHomeChannel'
   >;
   readonly queue: Pick<TurnQueue, 'kind' | 'submit' | 'interrupt' | 'activeTurns'>;
   readonly approvals: Pick<

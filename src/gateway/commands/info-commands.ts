@@ -1,3 +1,4 @@
+import { describeChat, isSameChat } from './admin-commands.js';
 import type { CommandImpl, CommandRun } from './command-context.js';
 import { commandSpec } from './command-table.js';
 import { formatCount, plural, roughDuration } from './command-text.js';
@@ -33,6 +34,7 @@ export const whoamiCommand: CommandImpl = async (run) => {
       `User: ${user}`,
       `Role: ${isAdmin ? 'admin' : 'user'}`,
       `Chat: ${chat.chatType} ${where}`,
+      `Home channel: ${await homeLine(run)}`,
       `Session key: ${sessionKey}`,
       `Commands you can run: ${run.allowed.map((name) => run.p + name).join(', ')}`,
     ].join('\n'),
@@ -133,6 +135,18 @@ async function taskLine(run: CommandRun): Promise<string> {
     return (await isTurnRunning(run.input.sessionKey)) ? `running — ${run.p}stop stops it` : 'idle';
   }
   return `${plural(queue.activeTurns(), 'turn')} running in this process`;
+}
+
+/** Where `home` points on this platform; other chats' ids are shown to admins only. */
+async function homeLine(run: CommandRun): Promise<string> {
+  const home = await run.deps.store.getHomeChannel(run.input.platform);
+  if (home === undefined) {
+    return run.allowed.includes('sethome')
+      ? `not set (${run.p}sethome in a chat makes it the home channel)`
+      : 'not set';
+  }
+  if (isSameChat(home, run.input.chat)) return 'this chat';
+  return run.input.isAdmin ? `${describeChat(home)} (set by ${home.setBy})` : 'another chat';
 }
 
 /** Usage strings are written with `/`; platforms with another prefix get theirs. */

@@ -3,6 +3,7 @@ import { HermesError } from '../../errors/hermes-error.js';
 import { DEFAULT_DELIVERY_RETENTION_MS, type GatewayStore } from './gateway-store.js';
 import { createControlRepo } from './sqlite-control-repo.js';
 import { errorText, openSqliteDatabase, type SqliteDatabase } from './sqlite-database.js';
+import { createHomeChannelRepo } from './sqlite-home-channel-repo.js';
 import { createLedgerRepo } from './sqlite-ledger-repo.js';
 import { createMessageRepo } from './sqlite-message-repo.js';
 import { createPairingRepo } from './sqlite-pairing-repo.js';
@@ -46,6 +47,7 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
   const pairing = createPairingRepo(db, now);
   const parked = createParkedTurnRepo(db, now);
   const control = createControlRepo(db, now);
+  const homes = createHomeChannelRepo(db, now);
   let closed = false;
 
   /** Runs synchronous work as a Promise, turning driver errors into `store_failed`. */
@@ -112,6 +114,9 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
     recordDeliveryFailure: (input) => run('recordDeliveryFailure', () => control.recordFailure(input)),
     takeDeliveryFailures: (platform, chatId) =>
       run('takeDeliveryFailures', () => control.takeFailures(platform, chatId)),
+
+    setHomeChannel: (input) => run('setHomeChannel', () => homes.set(input)),
+    getHomeChannel: (platform) => run('getHomeChannel', () => homes.get(platform)),
 
     prune: (pruneOptions = {}) =>
       run('prune', () => {

@@ -211,7 +211,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 4,
     name: 'home channels',
     sql: `
-      -- One home channel per platform (\`/sethome\`): where notifications addressed to "home" go.
+      -- One home channel per platform (set with /sethome): where notifications addressed to "home" go.
       CREATE TABLE home_channels (
         platform TEXT PRIMARY KEY,
         chat_id TEXT NOT NULL,

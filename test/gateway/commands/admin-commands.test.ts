@@ -59,10 +59,3 @@ describe('/pair', () => {
     );
   });
 });
-
-describe('/sethome', () => {
-  it('says plainly that home channels are not supported yet', async () => {
-    expect(await kit.send('/sethome', ADMIN)).toMatch(/^Home channels are not supported yet/);
-    expect(await kit.send('/set-home', ADMIN)).toMatch(/^Home channels are not supported yet/);
-  });
-});

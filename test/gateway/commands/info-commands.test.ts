@@ -47,6 +47,7 @@ describe('/whoami', () => {
         'User: alice (Alice)',
         'Role: user',
         'Chat: dm chat-1',
+        'Home channel: not set',
         `Session key: ${SESSION}`,
         'Commands you can run: /help, /new, /status, /stop, /model, /approve, /deny, /queue, /whoami, /usage, /tools',
       ].join('\n'),

@@ -46,21 +46,22 @@ export async function startTestGateway(options: {
   const prefix = reuse
     ? (/prefix: (\S+)/.exec(readFileSync(join(home, 'config.yaml'), 'utf8'))?.[1] ?? 'x')
     : `hgtest-${randomBytes(4).toString('hex')}`;
-  if (!reuse) writeFileSync(
-    join(home, 'config.yaml'),
-    [
-      'http:',
-      '  port: 0',
-      'redis:',
-      `  prefix: ${prefix}`,
-      'queue:',
-      '  lock_duration_ms: 2000',
-      '  stalled_interval_ms: 1000',
-      '  shutdown_grace_ms: 2000',
-      '  api_timeout_ms: 120000',
-      options.yaml ?? '',
-    ].join('\n'),
-  );
+  if (!reuse)
+    writeFileSync(
+      join(home, 'config.yaml'),
+      [
+        'http:',
+        '  port: 0',
+        'redis:',
+        `  prefix: ${prefix}`,
+        'queue:',
+        '  lock_duration_ms: 2000',
+        '  stalled_interval_ms: 1000',
+        '  shutdown_grace_ms: 2000',
+        '  api_timeout_ms: 120000',
+        options.yaml ?? '',
+      ].join('\n'),
+    );
   const config = loadConfig({
     home,
     env: {
