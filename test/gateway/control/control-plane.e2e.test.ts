@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestAdapter } from '../../../src/platforms/test-adapter/create-test-adapter.js';
@@ -167,6 +167,39 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
         notice: expect.stringMatching(/already decided|not known/i),
       });
       expect(existsSync(join(gw!.workdir, 'build'))).toBe(true);
+    });
+
+    it('"Allow for this session" lets the same kind of command run again without asking', async () => {
+      await start();
+      mkdirSync(join(gw!.workdir, 'one'));
+      mkdirSync(join(gw!.workdir, 'two'));
+      fake.script(terminalCall('rm -rf one'), { content: 'Removed one.' }, terminalCall('rm -rf two'), {
+        content: 'Removed two.',
+      });
+      await adapter.say({ ...ALICE, text: 'remove one' });
+      await waitFor(() => adapter.prompts.length === 1);
+      await adapter.press({
+        messageId: lastPrompt().messageId,
+        userId: 'alice',
+        label: '✅ Allow for this session',
+      });
+      await waitFor(() => texts().includes('Removed one.'));
+      await adapter.say({ ...ALICE, text: 'now remove two' });
+      await waitFor(() => texts().includes('Removed two.'));
+      expect(adapter.prompts).toHaveLength(1);
+      expect(existsSync(join(gw!.workdir, 'two'))).toBe(false);
+    });
+
+    it('"Always allow" is saved to command_allowlist in config.yaml', async () => {
+      await start();
+      mkdirSync(join(gw!.workdir, 'build'));
+      fake.script(terminalCall('rm -rf build'), { content: 'Removed for good.' });
+      await adapter.say({ ...ALICE, text: 'remove build' });
+      await waitFor(() => adapter.prompts.length === 1);
+      await adapter.press({ messageId: lastPrompt().messageId, userId: 'alice', label: '✅ Always allow' });
+      await waitFor(() => texts().includes('Removed for good.'));
+      const saved = readFileSync(join(gw!.home, 'config.yaml'), 'utf8');
+      expect(saved).toMatch(/command_allowlist:[\s\S]*recursive delete/);
     });
 
     it('resolves the oldest pending request with /approve', async () => {
