@@ -153,7 +153,10 @@ async function send(
   prompt: ReturnType<typeof renderApprovalPrompt>,
 ): Promise<string> {
   try {
-    if (adapter.limits.supportsButtons) return (await adapter.sendPrompt(to, prompt)).messageId;
+    if (adapter.limits.supportsButtons && prompt.choices.length > 0) {
+      return (await adapter.sendPrompt(to, prompt)).messageId;
+    }
+    if (prompt.choices.length === 0) return (await adapter.sendText(to, { text: prompt.text })).messageId;
     return (await adapter.sendText(to, { text: prompt.fallbackText, format: 'markdown' })).messageId;
   } catch (error) {
     // The prompt is still recorded (without a message), so /approve and /deny keep working.

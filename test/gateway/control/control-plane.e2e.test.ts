@@ -274,6 +274,28 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
       expect(toolResult?.content).toContain('dev');
     });
 
+    it('takes a plain reply as the answer to an open clarify question, and shows typing meanwhile', async () => {
+      await start();
+      fake.script(
+        {
+          content: '',
+          toolCalls: [
+            { name: 'clarify', arguments: JSON.stringify({ question: 'What should the file be called?' }) },
+          ],
+        },
+        { content: 'Created notes-2026.md.' },
+      );
+      await adapter.say({ ...ALICE, text: 'make a notes file' });
+      const question = () => adapter.messages(ALICE.chatId).find((m) => m.text.startsWith('❓ What should'));
+      await waitFor(() => question() !== undefined);
+      expect(adapter.typing.length).toBeGreaterThan(0);
+      await adapter.say({ ...ALICE, text: 'notes-2026.md', replyToMessageId: question()?.messageId ?? '' });
+      await waitFor(() => texts().includes('Created notes-2026.md.'));
+      const toolResult = sentMessages(fake, 1).find((m) => m.role === 'tool');
+      expect(toolResult?.content).toContain('notes-2026.md');
+      expect(fake.requests).toHaveLength(2);
+    });
+
     it('answers commands at once while a turn is running', async () => {
       await start();
       fake.script({ hang: true });
