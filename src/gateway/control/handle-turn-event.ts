@@ -118,7 +118,7 @@ async function showPrompt(
     const existing = await deps.store.findActionPromptByRequest(request.id);
     if (existing !== undefined && existing.parkId === event.parkId) return;
     const prompt = renderApprovalPrompt(request, { now: deps.now(), prefix: adapter.limits.commandPrefix });
-    const messageId = await send(deps, adapter, to, prompt);
+    const messageId = await send(deps, adapter, to, event.sessionKey, request.id, prompt);
     await deps.store.saveActionPrompt({
       ...base,
       promptId: request.id,
@@ -135,7 +135,7 @@ async function showPrompt(
     const promptId = event.parkId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40);
     if ((await deps.store.getActionPrompt(promptId)) !== undefined) return;
     const prompt = renderClarifyPrompt(promptId, parsed.data);
-    const messageId = await send(deps, adapter, to, prompt);
+    const messageId = await send(deps, adapter, to, event.sessionKey, promptId, prompt);
     await deps.store.saveActionPrompt({
       ...base,
       promptId,
@@ -146,21 +146,40 @@ async function showPrompt(
   }
 }
 
+/**
+ * Shows a prompt: with buttons where the platform has them, else as text naming the commands.
+ * When the buttons cannot be sent, the text version goes out through delivery (with its
+ * retries); the prompt is recorded either way, so /approve and /deny keep working.
+ */
 async function send(
   deps: ControlDeps,
   adapter: PlatformAdapter,
   to: ChatAddress,
+  sessionKey: string,
+  promptId: string,
   prompt: ReturnType<typeof renderApprovalPrompt>,
 ): Promise<string> {
-  try {
-    if (adapter.limits.supportsButtons && prompt.choices.length > 0) {
+  if (adapter.limits.supportsButtons && prompt.choices.length > 0) {
+    try {
       return (await adapter.sendPrompt(to, prompt)).messageId;
+    } catch (error) {
+      deps.logger.warn(
+        { sessionKey, err: (error as Error).message },
+        'prompt buttons not sent; sending the text version',
+      );
     }
-    if (prompt.choices.length === 0) return (await adapter.sendText(to, { text: prompt.text })).messageId;
-    return (await adapter.sendText(to, { text: prompt.fallbackText, format: 'markdown' })).messageId;
-  } catch (error) {
-    // The prompt is still recorded (without a message), so /approve and /deny keep working.
-    deps.logger.error({ err: (error as Error).message }, 'could not show a prompt');
-    return '';
   }
+  const result = await deps.delivery.deliverText({
+    adapter,
+    to,
+    sessionKey,
+    receiptKey: `prompt:${promptId}`,
+    text: prompt.choices.length === 0 ? prompt.text : prompt.fallbackText,
+    format: 'markdown',
+  });
+  if (result.status === 'failed') {
+    deps.observer?.deliveryFailed?.(adapter.platform);
+    deps.logger.error({ sessionKey, err: result.error }, 'could not show a prompt');
+  }
+  return result.status === 'empty' ? '' : (result.messageIds[0] ?? '');
 }

@@ -202,6 +202,18 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
       expect(saved).toMatch(/command_allowlist:[\s\S]*recursive delete/);
     });
 
+    it('falls back to the text prompt when the buttons cannot be sent', async () => {
+      await start();
+      mkdirSync(join(gw!.workdir, 'build'));
+      adapter.failNext({ code: 'bad_request', on: 'prompt' });
+      fake.script(terminalCall('rm -rf build'), { content: 'Done after the text prompt.' });
+      await adapter.say({ ...ALICE, text: 'clean up' });
+      await waitFor(() => texts().some((t) => t.includes('/approve') && t.includes('rm -rf build')));
+      await adapter.say({ ...ALICE, text: '/approve' });
+      await waitFor(() => texts().includes('Done after the text prompt.'));
+      expect(existsSync(join(gw!.workdir, 'build'))).toBe(false);
+    });
+
     it('resolves the oldest pending request with /approve', async () => {
       await start();
       mkdirSync(join(gw!.workdir, 'build'));
