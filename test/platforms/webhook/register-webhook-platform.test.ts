@@ -21,7 +21,7 @@ const ROUTES = {
   },
 };
 
-describe('webhook routes over HTTP (embedded queue)', () => {
+describe.each(['embedded', 'bullmq'] as const)('webhook routes over HTTP (%s queue)', (mode) => {
   let fake: FakeOpenAi;
   let gw: WebhookGateway;
 
@@ -39,7 +39,7 @@ describe('webhook routes over HTTP (embedded queue)', () => {
 
   async function start(extra: Record<string, unknown> = {}, routes: Record<string, unknown> = ROUTES) {
     gw = await startWebhookGateway({
-      mode: 'embedded',
+      mode,
       modelURL: fake.baseURL,
       webhook: { routes, ...extra },
     });
@@ -265,7 +265,7 @@ describe('webhook routes over HTTP (embedded queue)', () => {
   it('answers 503 with the reason when no model is configured, without consuming the delivery id', async () => {
     let reason: string | undefined = 'No model is configured: set HERMES_MODEL.';
     gw = await startWebhookGateway({
-      mode: 'embedded',
+      mode,
       modelURL: fake.baseURL,
       webhook: { routes: ROUTES },
       unavailableReason: () => reason,
@@ -284,7 +284,7 @@ describe('webhook routes over HTTP (embedded queue)', () => {
   it('lets the sender retry a delivery whose queueing failed', async () => {
     let failures = 1;
     gw = await startWebhookGateway({
-      mode: 'embedded',
+      mode,
       modelURL: fake.baseURL,
       webhook: { routes: ROUTES },
       wrapSubmit: (submit) => async (item) => {

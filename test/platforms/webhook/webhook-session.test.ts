@@ -12,7 +12,7 @@ type SentBody = {
   tools?: { function: { name: string } }[];
 };
 
-describe('webhook sessions', () => {
+describe.each(['embedded', 'bullmq'] as const)('webhook sessions (%s queue)', (mode) => {
   let fake: FakeOpenAi;
   let gw: WebhookGateway;
 
@@ -30,7 +30,7 @@ describe('webhook sessions', () => {
 
   async function start(): Promise<WebhookGateway> {
     gw = await startWebhookGateway({
-      mode: 'embedded',
+      mode,
       modelURL: fake.baseURL,
       webhook: {
         routes: {
