@@ -60,7 +60,7 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
             config: runtime.config,
             registry: runtime.registry,
             pingRedis,
-            adapters: new Set(),
+            adapters: new Set(['telegram']),
           }),
         );
       case 'start':

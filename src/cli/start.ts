@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config-schema.js';
 import { createGateway, type GatewayRole } from '../gateway/create-gateway.js';
+import { telegramAdapterFromConfig } from '../platforms/telegram/telegram-from-config.js';
 import { type CliIo, EXIT_OK } from './cli-io.js';
 
 export interface StartDeps {
@@ -15,13 +16,16 @@ export interface StartDeps {
 /** `hermes-gateway start` (role gateway) and `hermes-gateway worker` (role worker). */
 export async function runStart(io: CliIo, deps: StartDeps, role: GatewayRole): Promise<number> {
   const { config, logger } = deps;
+  const telegram = role === 'gateway' ? telegramAdapterFromConfig(config, logger) : undefined;
   const gateway = await createGateway({
     config,
     logger,
     baseEnv: deps.baseEnv,
     builtinToolsDir: deps.builtinToolsDir,
     role,
+    ...(telegram !== undefined ? { adapters: [telegram] } : {}),
   });
+  if (telegram?.mode === 'webhook' && gateway.app !== undefined) telegram.registerWebhookRoute(gateway.app);
   let address: string | undefined;
   try {
     address = await gateway.start();
@@ -32,7 +36,10 @@ export async function runStart(io: CliIo, deps: StartDeps, role: GatewayRole): P
   const status = gateway.runtime.registry.status();
   const available = status.filter((s) => s.available).map((s) => s.name);
   const missing = gateway.unavailableReason();
-  const platforms = role === 'gateway' && config.platforms.api_server.enabled ? ['api_server'] : [];
+  const platforms = [
+    ...(role === 'gateway' && config.platforms.api_server.enabled ? ['api_server'] : []),
+    ...(telegram !== undefined ? [`telegram (${telegram.mode})`] : []),
+  ];
   logger.info(
     {
       role,

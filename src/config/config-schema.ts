@@ -146,6 +146,14 @@ const telegramSchema = z
     allowed_users: csv.default([]),
     webhook_url: z.url().optional(),
     webhook_secret: z.string().min(1).optional(),
+    /** Largest photo or document fetched from a chat, bytes (the cloud Bot API serves up to 20 MB). */
+    download_max_bytes: z.number().int().positive().default(20_971_520),
+    /** `html`: markdown in answers is rendered as Telegram HTML; `plain`: answers are sent as plain text. */
+    parse_mode: z.enum(['html', 'plain']).default('html'),
+    /** Long-poll wait of one getUpdates call, seconds. */
+    poll_timeout_seconds: z.number().int().min(0).max(50).default(30),
+    /** Failed hand-overs of one update before it is skipped (and logged), so it cannot block the chat. */
+    max_update_failures: z.number().int().positive().max(100).default(5),
   })
   .strict();
 
