@@ -13,6 +13,8 @@ import {
   type BusyInputMode,
   type InboxItem,
   QUEUE_DEFAULTS,
+  type QueueSettings,
+  resolveQueueSettings,
   type StartWorkersOptions,
   type SubmitResult,
   type TurnHandler,
@@ -80,7 +82,7 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
   readonly #logger: Logger;
   readonly #mode: BusyInputMode;
   readonly #lockMs: number;
-  readonly #settings: Required<Omit<TurnQueueOptions, 'logger' | 'busyInputMode'>> &
+  readonly #settings: QueueSettings &
     Required<Omit<BullmqTurnQueueOptions, keyof TurnQueueOptions | 'connection'>>;
   readonly #keys: QueueKeys;
   readonly #client: Redis;
@@ -96,12 +98,7 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
     this.#options = options;
     this.#mode = options.busyInputMode ?? QUEUE_DEFAULTS.busyInputMode;
     this.#settings = {
-      dedupeWindowMs: options.dedupeWindowMs ?? QUEUE_DEFAULTS.dedupeWindowMs,
-      maxAttempts: options.maxAttempts ?? QUEUE_DEFAULTS.maxAttempts,
-      backoffMs: options.backoffMs ?? QUEUE_DEFAULTS.backoffMs,
-      maxBackoffMs: options.maxBackoffMs ?? QUEUE_DEFAULTS.maxBackoffMs,
-      shutdownGraceMs: options.shutdownGraceMs ?? QUEUE_DEFAULTS.shutdownGraceMs,
-      abortWaitMs: options.abortWaitMs ?? QUEUE_DEFAULTS.abortWaitMs,
+      ...resolveQueueSettings(options),
       prefix: options.prefix ?? BULLMQ_DEFAULTS.prefix,
       queueName: options.queueName ?? BULLMQ_DEFAULTS.queueName,
       lockDurationMs: options.lockDurationMs ?? BULLMQ_DEFAULTS.lockDurationMs,

@@ -10,6 +10,8 @@ import {
   type BusyInputMode,
   type InboxItem,
   QUEUE_DEFAULTS,
+  type QueueSettings,
+  resolveQueueSettings,
   type StartWorkersOptions,
   type SubmitResult,
   type TurnFailedHandler,
@@ -58,7 +60,7 @@ class EmbeddedTurnQueue implements TurnQueue {
   readonly kind = 'embedded' as const;
   readonly #logger: Logger;
   readonly #mode: BusyInputMode;
-  readonly #settings: Required<Omit<TurnQueueOptions, 'logger' | 'busyInputMode'>>;
+  readonly #settings: QueueSettings;
   readonly #dedupe: DedupeWindow;
   readonly #lanes = new Map<string, Lane>();
   readonly #ready: Lane[] = [];
@@ -71,14 +73,7 @@ class EmbeddedTurnQueue implements TurnQueue {
   constructor(options: EmbeddedTurnQueueOptions) {
     this.#logger = options.logger.child({ component: 'turn-queue', queue: 'embedded' });
     this.#mode = options.busyInputMode ?? QUEUE_DEFAULTS.busyInputMode;
-    this.#settings = {
-      dedupeWindowMs: options.dedupeWindowMs ?? QUEUE_DEFAULTS.dedupeWindowMs,
-      maxAttempts: options.maxAttempts ?? QUEUE_DEFAULTS.maxAttempts,
-      backoffMs: options.backoffMs ?? QUEUE_DEFAULTS.backoffMs,
-      maxBackoffMs: options.maxBackoffMs ?? QUEUE_DEFAULTS.maxBackoffMs,
-      shutdownGraceMs: options.shutdownGraceMs ?? QUEUE_DEFAULTS.shutdownGraceMs,
-      abortWaitMs: options.abortWaitMs ?? QUEUE_DEFAULTS.abortWaitMs,
-    };
+    this.#settings = resolveQueueSettings(options);
     this.#dedupe = new DedupeWindow({
       windowMs: this.#settings.dedupeWindowMs,
       maxEntries: options.maxDedupeEntries ?? 100_000,

@@ -151,3 +151,17 @@ export const QUEUE_DEFAULTS = {
   shutdownGraceMs: 30_000,
   abortWaitMs: 5_000,
 } as const satisfies Required<Omit<TurnQueueOptions, 'logger'>>;
+
+/** Settings shared by both implementations, with the defaults filled in. */
+export type QueueSettings = Required<Omit<TurnQueueOptions, 'logger' | 'busyInputMode'>>;
+
+export function resolveQueueSettings(options: TurnQueueOptions): QueueSettings {
+  return {
+    dedupeWindowMs: options.dedupeWindowMs ?? QUEUE_DEFAULTS.dedupeWindowMs,
+    maxAttempts: options.maxAttempts ?? QUEUE_DEFAULTS.maxAttempts,
+    backoffMs: options.backoffMs ?? QUEUE_DEFAULTS.backoffMs,
+    maxBackoffMs: options.maxBackoffMs ?? QUEUE_DEFAULTS.maxBackoffMs,
+    shutdownGraceMs: options.shutdownGraceMs ?? QUEUE_DEFAULTS.shutdownGraceMs,
+    abortWaitMs: options.abortWaitMs ?? QUEUE_DEFAULTS.abortWaitMs,
+  };
+}
