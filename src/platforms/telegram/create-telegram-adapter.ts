@@ -115,6 +115,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
             logger,
             maxBytes: settings.download_max_bytes,
             inboxDir: join(config.home, 'inbox', 'telegram'),
+            attachImages: config.model.vision_model === undefined,
           })
         : Promise.resolve(event),
   });

@@ -13,8 +13,13 @@ export interface AttachmentOptions {
   readonly logger: Logger;
   /** Largest file fetched, bytes. */
   readonly maxBytes: number;
-  /** Where documents are kept: `<inboxDir>/<chat id>/<file>`. */
+  /** Where files are kept: `<inboxDir>/<chat id>/<file>`. */
   readonly inboxDir: string;
+  /**
+   * Also hand photos to the chat model as image parts. Off when a vision model is configured:
+   * then the agent looks at the saved file with vision_analyze, and any chat model works.
+   */
+  readonly attachImages?: boolean;
   readonly fetch?: typeof fetch;
 }
 
@@ -100,21 +105,21 @@ export async function addAttachment(
     if (bytes === undefined) {
       return withNote(`[${label} not downloaded: it is over the ${sizeText(options.maxBytes)} limit]`);
     }
+    const extension = /\.([A-Za-z0-9]+)$/.exec(file.file_path)?.[1]?.toLowerCase() ?? 'jpg';
+    const dir = join(options.inboxDir, safeFileName(event.chat.chatId));
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const name = attachment.kind === 'photo' ? `photo.${extension}` : (attachment.fileName ?? 'file');
+    const path = join(dir, `${safeFileName(attachment.fileUniqueId)}-${safeFileName(name)}`);
+    await writeFile(path, bytes, { mode: 0o600 });
     if (attachment.kind === 'photo') {
-      const extension = /\.([A-Za-z0-9]+)$/.exec(file.file_path)?.[1]?.toLowerCase() ?? 'jpg';
+      const noted = withNote(`[photo saved at ${path} — look at it with vision_analyze]`);
+      if (options.attachImages !== true) return noted;
       const type = IMAGE_TYPES[extension] ?? 'image/jpeg';
       return {
-        ...event,
+        ...noted,
         images: [...(event.images ?? []), { url: `data:${type};base64,${bytes.toString('base64')}` }],
       };
     }
-    const dir = join(options.inboxDir, safeFileName(event.chat.chatId));
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const path = join(
-      dir,
-      `${safeFileName(attachment.fileUniqueId)}-${safeFileName(attachment.fileName ?? 'file')}`,
-    );
-    await writeFile(path, bytes, { mode: 0o600 });
     return withNote(`[file saved at ${path}]`);
   } catch (error) {
     options.logger.warn(

@@ -10,8 +10,11 @@ describe('telegram photos and documents', () => {
     setup = undefined;
   });
 
-  async function started(yaml?: string) {
-    setup = await setupTelegram('polling', yaml !== undefined ? { yaml } : {});
+  async function started(yaml?: string, env?: Record<string, string>) {
+    setup = await setupTelegram('polling', {
+      ...(yaml !== undefined ? { yaml } : {}),
+      ...(env !== undefined ? { env } : {}),
+    });
     const recorder = recordingSink();
     await setup.adapter.start(recorder.sink);
     const received = async (updateId: number): Promise<InboundMessage> => {
@@ -23,15 +26,28 @@ describe('telegram photos and documents', () => {
     return { ...setup, received };
   }
 
-  it('offers a photo to the model as a data: URL image, with its caption as the text', async () => {
+  it('saves a photo for vision_analyze and, without a vision model, also hands it to the chat model', async () => {
     const { fake, received } = await started();
     const bytes = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
     const { fileId } = fake.addFile(bytes, 'photos/file_1.jpg');
     const event = await received(
       fake.sendText({ chatId: ANN.id, from: ANN, text: 'what is this?', photoFileId: fileId }),
     );
-    expect(event.text).toBe('what is this?');
+    expect(event.text.startsWith('what is this?\n\n[photo saved at ')).toBe(true);
+    expect(event.text).toContain('vision_analyze');
+    const path = /\[photo saved at (\S+) /.exec(event.text)?.[1] ?? '';
+    expect(readFileSync(path)).toEqual(bytes);
     expect(event.images).toEqual([{ url: `data:image/jpeg;base64,${bytes.toString('base64')}` }]);
+  });
+
+  it('leaves the photo to vision_analyze when a vision model is configured', async () => {
+    const { fake, received } = await started(undefined, { HERMES_VISION_MODEL: 'vision-model' });
+    const { fileId } = fake.addFile(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 9]), 'photos/file_9.jpg');
+    const event = await received(
+      fake.sendText({ chatId: ANN.id, from: ANN, text: 'and this?', photoFileId: fileId }),
+    );
+    expect(event.text).toContain('[photo saved at ');
+    expect(event.images).toBeUndefined();
   });
 
   it('saves a document in the inbox and tells the agent where', async () => {

@@ -46,7 +46,7 @@ export interface TelegramSetup {
  */
 export async function setupTelegram(
   mode: 'polling' | 'webhook',
-  options: { yaml?: string; fake?: FakeTelegram; home?: string } = {},
+  options: { yaml?: string; fake?: FakeTelegram; home?: string; env?: Record<string, string> } = {},
 ): Promise<TelegramSetup> {
   const fake = options.fake ?? (await startFakeTelegram());
   const temp = options.home === undefined ? makeTempHome('hermes-tg-') : undefined;
@@ -54,7 +54,11 @@ export async function setupTelegram(
   if (options.yaml !== undefined) {
     writeFileSync(join(home, 'config.yaml'), `platforms:\n  telegram:\n${options.yaml}\n`);
   }
-  const config = testConfig(home, { TELEGRAM_BOT_TOKEN: fake.token, TELEGRAM_API_ROOT: `${fake.apiRoot}/` });
+  const config = testConfig(home, {
+    TELEGRAM_BOT_TOKEN: fake.token,
+    TELEGRAM_API_ROOT: `${fake.apiRoot}/`,
+    ...options.env,
+  });
   const logs = captureLogs();
   let app: FastifyInstance | undefined;
   let webhookUrl: string | undefined;
