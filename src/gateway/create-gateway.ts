@@ -125,7 +125,7 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
     pendingApprovals: async () =>
       (await store.listParkedTurns()).filter((t) => t.reason === 'approval').length,
   });
-  const publisher = createTurnEventPublisher(bus, logger);
+  const publisher = createTurnEventPublisher(bus, logger, store);
   const runner = createTurnRunner({
     config,
     logger,
@@ -293,14 +293,11 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
           { sessionKey, items: items.length, err: (error as Error)?.message },
           'turn given up after retries',
         );
-        await publisher.publish({
-          type: 'failed',
-          turnId: '',
+        await publisher.givenUp(
           sessionKey,
-          eventIds: items.map((item) => item.eventId),
-          code: 'internal',
-          message: 'Sorry — this message could not be processed after several attempts. Please try again.',
-        });
+          items,
+          'Sorry — this message could not be processed after several attempts. Please try again.',
+        );
       },
     });
   }

@@ -11,6 +11,7 @@ import type { EventBus } from '../events/event-bus.js';
 import type { TurnQueue } from '../queue/turn-queue.js';
 import type { GatewayStore } from '../store/gateway-store.js';
 import type { TurnRunner } from '../turn/create-turn-runner.js';
+import type { OutboxSweepOptions } from './outbox-sweep.js';
 
 /** Everything the chat control plane works with, passed in by the gateway composition. */
 export interface ControlDeps {
@@ -26,6 +27,8 @@ export interface ControlDeps {
   readonly delivery: Delivery;
   readonly toolsets: Pick<Toolsets, 'has'>;
   readonly now: () => number;
+  /** Pacing of the outbox sweep (answers whose live event was missed); defaults suit production. */
+  readonly outbox?: OutboxSweepOptions;
   /** Metrics hooks (main wires them to prom-client). */
   readonly observer?: {
     inbound?(platform: string, status: string): void;

@@ -1,16 +1,22 @@
 import { ADAPTER_CONTRACT_VERSION, type PlatformAdapter } from '../../platforms/adapter.js';
 import { COMMANDS } from '../commands/command-table.js';
-import { gatewayEventSchema, platformChannel } from '../events/gateway-event.js';
+import { type GatewayEvent, gatewayEventSchema, platformChannel } from '../events/gateway-event.js';
 import { editPrompt, settleApprovalPrompt } from './approval-decisions.js';
 import type { ChatActivity, ControlDeps } from './control-deps.js';
 import { createInboundSink } from './handle-inbound.js';
 import { handleTurnEvent } from './handle-turn-event.js';
+import { createOutboxSweep } from './outbox-sweep.js';
 
 export interface ControlPlane {
   /** Listens for turn events of each platform, then starts the adapters. */
   start(): Promise<void>;
   /** Continues the turn parked on an approval request after a decision recorded elsewhere. */
   resumeApproval(requestId: string, decision: 'once' | 'session' | 'always' | 'deny'): Promise<void>;
+  /**
+   * Delivers outbox entries whose live event was missed (runs at start and every ~10 s);
+   * resolves when the pass is done. `minAgeMs: 0` takes every pending entry.
+   */
+  sweepOutbox(options?: { readonly minAgeMs?: number }): Promise<void>;
   /** Health of each adapter, for /readyz. */
   health(): Promise<{ name: string; ok: boolean; reason?: string }[]>;
   /** Stops the adapters and listeners; idempotent. */
@@ -43,8 +49,32 @@ export function createControlPlane(deps: ControlDeps, adapterList: readonly Plat
   const release = (sessionKey: string) => activities.delete(sessionKey);
   const lanes = new Map<string, Promise<void>>();
   const unsubscribers: (() => Promise<void>)[] = [];
-  let timer: NodeJS.Timeout | undefined;
+  const timers: NodeJS.Timeout[] = [];
   let stopping: Promise<void> | undefined;
+
+  /** Events of one session are handled in order, live or replayed from the outbox. */
+  function dispatch(adapter: PlatformAdapter, event: GatewayEvent, recovered: boolean): Promise<void> {
+    const previous = lanes.get(event.sessionKey) ?? Promise.resolve();
+    const next = previous
+      .then(() => handleTurnEvent(deps, adapter, activity, release, event, recovered))
+      .catch((error: unknown) =>
+        deps.logger.error(
+          { sessionKey: event.sessionKey, err: (error as Error).message },
+          'turn event not handled',
+        ),
+      );
+    lanes.set(event.sessionKey, next);
+    void next.then(() => {
+      if (lanes.get(event.sessionKey) === next) lanes.delete(event.sessionKey);
+    });
+    return next;
+  }
+  const outbox = createOutboxSweep(
+    deps,
+    adapters,
+    (adapter, event) => dispatch(adapter, event, true),
+    deps.outbox,
+  );
 
   async function expirePrompts(): Promise<void> {
     try {
@@ -68,20 +98,7 @@ export function createControlPlane(deps: ControlDeps, adapterList: readonly Plat
         const unsubscribe = await deps.bus.subscribe(platformChannel(adapter.platform), (raw) => {
           const parsed = gatewayEventSchema.safeParse(raw);
           if (!parsed.success) return;
-          const event = parsed.data;
-          const previous = lanes.get(event.sessionKey) ?? Promise.resolve();
-          const next = previous
-            .then(() => handleTurnEvent(deps, adapter, activity, release, event))
-            .catch((error: unknown) =>
-              deps.logger.error(
-                { sessionKey: event.sessionKey, err: (error as Error).message },
-                'turn event not handled',
-              ),
-            );
-          lanes.set(event.sessionKey, next);
-          void next.then(() => {
-            if (lanes.get(event.sessionKey) === next) lanes.delete(event.sessionKey);
-          });
+          void dispatch(adapter, parsed.data, false);
         });
         unsubscribers.push(unsubscribe);
         const sink = createInboundSink(deps, adapter, adapters, activity);
@@ -96,9 +113,17 @@ export function createControlPlane(deps: ControlDeps, adapterList: readonly Plat
             deps.logger.warn({ platform: adapter.platform, err: error.message }, 'command menu not set'),
           );
       }
-      timer = setInterval(() => void expirePrompts(), 5_000);
-      timer.unref();
+      const expiry = setInterval(() => void expirePrompts(), 5_000);
+      expiry.unref();
+      timers.push(expiry);
+      // Answers finished while this gateway was away: every pending entry now (a live event
+      // racing it is serialised in the same lane and finds the receipts), then the regular pass.
+      void outbox.run({ minAgeMs: 0 });
+      const sweep = setInterval(() => void outbox.run(), outbox.intervalMs);
+      sweep.unref();
+      timers.push(sweep);
     },
+    sweepOutbox: (options) => outbox.run(options),
     async resumeApproval(requestId, decision) {
       const prompt = await deps.store.findActionPromptByRequest(requestId);
       if (prompt === undefined) {
@@ -126,7 +151,8 @@ export function createControlPlane(deps: ControlDeps, adapterList: readonly Plat
     },
     stop() {
       stopping ??= (async () => {
-        if (timer !== undefined) clearInterval(timer);
+        for (const timer of timers) clearInterval(timer);
+        await outbox.stop();
         for (const adapter of adapters.values()) await adapter.stop().catch(() => undefined);
         for (const unsubscribe of unsubscribers) await unsubscribe().catch(() => undefined);
         await Promise.allSettled([...lanes.values()]);

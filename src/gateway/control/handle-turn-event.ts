@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { approvalRequestSchema } from '../../approval/approval-schemas.js';
 import type { ApprovalRequest } from '../../approval/approval-types.js';
 import type { ChatAddress, PlatformAdapter } from '../../platforms/adapter.js';
+import type { DeliveryResult } from '../delivery/create-delivery.js';
 import type { GatewayEvent } from '../events/gateway-event.js';
 import { renderApprovalPrompt } from '../prompts/render-approval-prompt.js';
 import { renderClarifyPrompt } from '../prompts/render-clarify-prompt.js';
+import { type OutboxKind, outboxId } from '../store/gateway-store.js';
 import type { ChatActivity, ControlDeps } from './control-deps.js';
 
 const requestSchema = approvalRequestSchema.passthrough();
@@ -14,7 +16,9 @@ const clarifySchema = z.object({ question: z.string(), choices: z.array(z.string
 /**
  * A turn event for a chat platform: answers and failures are delivered (split, retried,
  * receipted), a parked turn shows its prompt once, and progress keeps "typing…" and the tool
- * progress message going.
+ * progress message going. Once an answer or failure notice is out (or deliberately not shown),
+ * its outbox entry is completed. `recovered` marks an answer replayed from the outbox: it leaves
+ * the chat's activity alone when another turn of the session is already showing progress.
  */
 export async function handleTurnEvent(
   deps: ControlDeps,
@@ -22,6 +26,7 @@ export async function handleTurnEvent(
   activity: (sessionKey: string) => ChatActivity,
   release: (sessionKey: string) => void,
   event: GatewayEvent,
+  recovered = false,
 ): Promise<void> {
   const origin = event.origin;
   if (origin === undefined || origin.platform !== adapter.platform) return;
@@ -43,8 +48,10 @@ export async function handleTurnEvent(
       return;
     }
     case 'final': {
-      await settle(chat);
-      release(event.sessionKey);
+      if (!recovered || chat.turnId === undefined || chat.turnId === event.turnId) {
+        await settle(chat);
+        release(event.sessionKey);
+      }
       const text = event.text.trim() === '' ? '(The agent finished without a reply.)' : event.text;
       const result = await deps.delivery.deliverText({
         adapter,
@@ -59,19 +66,27 @@ export async function handleTurnEvent(
         deps.observer?.deliveryFailed?.(adapter.platform);
         deps.logger.error({ sessionKey: event.sessionKey, err: result.error }, 'answer not delivered');
       }
+      await completeIfDone(deps, 'final', event, result);
       return;
     }
     case 'failed': {
-      await settle(chat);
-      release(event.sessionKey);
-      if (event.code === 'interrupted') return;
-      await deps.delivery.deliverText({
+      if (!recovered || chat.turnId === undefined || chat.turnId === event.turnId) {
+        await settle(chat);
+        release(event.sessionKey);
+      }
+      if (event.code === 'interrupted') {
+        await completeIfDone(deps, 'failed', event, { status: 'empty' });
+        return;
+      }
+      const result = await deps.delivery.deliverText({
         adapter,
         to,
         sessionKey: event.sessionKey,
         receiptKey: `failed:${event.turnId || event.eventIds.join(',')}`,
         text: `⚠️ ${event.message}`,
       });
+      if (result.status === 'failed') deps.observer?.deliveryFailed?.(adapter.platform);
+      await completeIfDone(deps, 'failed', event, result);
       return;
     }
     case 'parked': {
@@ -82,6 +97,28 @@ export async function handleTurnEvent(
       await showPrompt(deps, adapter, to, event);
       return;
     }
+  }
+}
+
+/**
+ * Completes the outbox entry of an answer that is out (or has nothing to show). A failed
+ * delivery leaves it pending: the outbox sweep tries again later.
+ */
+async function completeIfDone(
+  deps: ControlDeps,
+  kind: OutboxKind,
+  event: GatewayEvent,
+  result: DeliveryResult,
+): Promise<void> {
+  if (result.status === 'failed' || event.turnId === '') return;
+  try {
+    await deps.store.completeOutbox(outboxId(kind, event.turnId));
+  } catch (error) {
+    // The answer is out; a later sweep finds its receipts and sends nothing again.
+    deps.logger.warn(
+      { sessionKey: event.sessionKey, turnId: event.turnId, err: (error as Error).message },
+      'outbox entry not completed',
+    );
   }
 }
 

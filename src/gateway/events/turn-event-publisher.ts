@@ -1,16 +1,20 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
-import type { JsonValue, TurnContext, TurnHandler } from '../queue/turn-queue.js';
+import type { InboxItem, JsonValue, TurnContext, TurnHandler } from '../queue/turn-queue.js';
+import { type GatewayStore, type OutboxKind, outboxId } from '../store/gateway-store.js';
 import type { TurnEvents } from '../turn/turn-events.js';
-import type { TurnOrigin } from '../turn/turn-origin.js';
+import { parseTurnOrigin, type TurnOrigin } from '../turn/turn-origin.js';
 import type { EventBus } from './event-bus.js';
 import { type EventOrigin, type GatewayEvent, platformChannel } from './gateway-event.js';
 
-/** Platforms whose answers are delivered by a chat adapter listening on its platform channel. */
 /** How long streamed text is collected before it is published, ms. */
 const TEXT_FLUSH_MS = 25;
 
+/** Platforms answered directly by the connection that asked (never through a chat adapter). */
 const DIRECT_PLATFORMS = new Set(['api_server', 'webhook']);
+
+/** Where answers for chat platforms are recorded before they are published. */
+export type OutboxWriter = Pick<GatewayStore, 'enqueueOutbox'>;
 
 function routeOf(origin: TurnOrigin | undefined): EventOrigin | undefined {
   if (origin === undefined) return undefined;
@@ -30,8 +34,41 @@ function routeOf(origin: TurnOrigin | undefined): EventOrigin | undefined {
  * produced them. The ids come from the queue's turn context through AsyncLocalStorage, so the
  * runner needs to know nothing about them.
  */
-export function createTurnEventPublisher(bus: EventBus, logger: Logger) {
+export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?: OutboxWriter) {
   const current = new AsyncLocalStorage<string[]>();
+
+  /**
+   * A chat platform's answer (or failure notice) is written to the outbox before its live event
+   * goes out: if the gateway owning the chat misses the event (down, restarting, bus hiccup), its
+   * outbox sweep delivers it. A store failure is logged and the event still published.
+   */
+  async function record(
+    kind: OutboxKind,
+    event: { turnId: string; sessionKey: string; origin?: EventOrigin },
+    eventIdList: string[],
+    text: string,
+  ): Promise<void> {
+    const origin = event.origin;
+    if (outbox === undefined || origin === undefined || event.turnId === '') return;
+    if (DIRECT_PLATFORMS.has(origin.platform)) return;
+    try {
+      await outbox.enqueueOutbox({
+        id: outboxId(kind, event.turnId),
+        platform: origin.platform,
+        sessionKey: event.sessionKey,
+        turnId: event.turnId,
+        eventIds: eventIdList,
+        origin,
+        kind,
+        text,
+      });
+    } catch (error) {
+      logger.error(
+        { sessionKey: event.sessionKey, turnId: event.turnId, err: (error as Error).message },
+        'answer not recorded in the outbox; it depends on the live event alone',
+      );
+    }
+  }
 
   async function publish(event: GatewayEvent): Promise<void> {
     const channels = [event.sessionKey];
@@ -108,14 +145,16 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger) {
     },
     final: async (event) => {
       await flushText(event.turnId);
-      return publish({
+      const final: GatewayEvent = {
         type: 'final',
         turnId: event.turnId,
         sessionKey: event.sessionKey,
         eventIds: eventIds(),
         ...withOrigin(event.origin),
         text: event.text,
-      });
+      };
+      await record('final', final, final.eventIds, event.text);
+      return publish(final);
     },
     parked: async (event) => {
       await flushText(event.turnId);
@@ -132,7 +171,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger) {
     },
     failed: async (event) => {
       await flushText(event.turnId);
-      return publish({
+      const failed: GatewayEvent = {
         type: 'failed',
         turnId: event.turnId,
         sessionKey: event.sessionKey,
@@ -140,7 +179,10 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger) {
         ...withOrigin(event.origin),
         code: event.code,
         message: event.message,
-      });
+      };
+      // An interrupted turn shows nothing (the message that interrupted it gets the answer).
+      if (event.code !== 'interrupted') await record('failed', failed, failed.eventIds, event.message);
+      return publish(failed);
     },
   };
 
@@ -164,5 +206,26 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger) {
     };
   }
 
-  return { events, wrap, publish };
+  /**
+   * Tells the chat that its messages were given up on after every retry failed. The origin comes
+   * from the items themselves, so the notice reaches chat platforms (and the outbox) like any
+   * other outcome. Never silence.
+   */
+  async function givenUp(sessionKey: string, items: readonly InboxItem[], message: string): Promise<void> {
+    const origin = items.map((item) => parseTurnOrigin(item.payload)).find((parsed) => parsed.ok);
+    const first = items[0]?.eventId ?? 'unknown';
+    const failed: GatewayEvent = {
+      type: 'failed',
+      turnId: `given-up-${first}`.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 200),
+      sessionKey,
+      eventIds: items.map((item) => item.eventId),
+      ...withOrigin(origin?.ok === true ? origin.origin : undefined),
+      code: 'internal',
+      message,
+    };
+    await record('failed', failed, failed.eventIds, message);
+    await publish(failed);
+  }
+
+  return { events, wrap, publish, givenUp };
 }

@@ -113,10 +113,25 @@ export interface GatewayStore {
   /** The platform's home channel, or undefined when none was set. */
   getHomeChannel(platform: string): Promise<HomeChannel | undefined>;
 
+  // --- chat outbox ---------------------------------------------------------------------------
+  /**
+   * Records an answer (or failure notice) a chat platform must deliver, before its live event is
+   * published. Idempotent on `id`: true when this call stored it, false when the id was known
+   * (the first record, and its state, are kept).
+   */
+  enqueueOutbox(input: OutboxInput): Promise<boolean>;
+  getOutbox(id: string): Promise<OutboxEntry | undefined>;
+  /** Entries of a platform still to deliver, oldest first. */
+  listOutbox(options: ListOutboxOptions): Promise<OutboxEntry[]>;
+  /** Counts one delivery attempt of a pending entry; returns the attempts so far (0 when unknown or done). */
+  markOutboxAttempt(id: string): Promise<number>;
+  /** Marks an entry done (`delivered` by default); true only for the first caller. */
+  completeOutbox(id: string, outcome?: OutboxOutcome): Promise<boolean>;
+
   // --- housekeeping ------------------------------------------------------------------------
   /**
-   * Deletes expired dedupe rows and pairing codes, and receipts, resolved action prompts and
-   * unannounced delivery failures older than the retention.
+   * Deletes expired dedupe rows and pairing codes, and receipts, resolved action prompts,
+   * unannounced delivery failures and outbox entries older than the retention.
    */
   prune(options?: PruneOptions): Promise<PruneReport>;
   /** Throws when the store cannot serve (for `/readyz`). */
@@ -406,8 +421,67 @@ export interface HomeChannel {
   readonly setAt: number;
 }
 
+export type OutboxKind = 'final' | 'failed';
+export type OutboxOutcome = 'delivered' | 'abandoned';
+
+/** Where an outbox entry goes: the turn's chat (the shape of a turn event's origin). */
+export interface OutboxOrigin {
+  readonly platform: string;
+  readonly chatType: string;
+  readonly chatId: string;
+  readonly threadId?: string | undefined;
+  readonly userId?: string | undefined;
+  readonly userName?: string | undefined;
+  readonly replyToMessageId?: string | undefined;
+}
+
+export interface OutboxInput {
+  /** `<kind>:<turnId>` (see `outboxId`). */
+  readonly id: string;
+  readonly platform: string;
+  readonly sessionKey: string;
+  readonly turnId: string;
+  /** The inbound event ids the turn handled. */
+  readonly eventIds?: readonly string[] | undefined;
+  readonly origin: OutboxOrigin;
+  readonly kind: OutboxKind;
+  /** The answer (`final`) or the failure message (`failed`), as the event carries it. */
+  readonly text: string;
+  /** Defaults to the store clock. */
+  readonly createdAt?: number;
+}
+
+export interface OutboxEntry {
+  readonly id: string;
+  readonly platform: string;
+  readonly sessionKey: string;
+  readonly turnId: string;
+  readonly eventIds: readonly string[];
+  readonly origin: OutboxOrigin;
+  readonly kind: OutboxKind;
+  readonly text: string;
+  readonly createdAt: number;
+  readonly attempts: number;
+  readonly lastAttemptAt: number | undefined;
+  /** Undefined while still to deliver. */
+  readonly completed: { readonly outcome: OutboxOutcome; readonly at: number } | undefined;
+}
+
+export interface ListOutboxOptions {
+  readonly platform: string;
+  /** Only entries created at or before this time. */
+  readonly olderThan?: number;
+  /** Default 100, at most 1000. */
+  readonly limit?: number;
+}
+
+/** The outbox id of a turn's answer or failure notice. */
+export function outboxId(kind: OutboxKind, turnId: string): string {
+  return `${kind}:${turnId}`;
+}
+
 export interface PruneOptions {
-  /** Receipts, resolved action prompts and delivery failures older than this are deleted; default 7 days. */
+  /** Receipts, resolved action prompts, delivery failures and outbox entries older than this are deleted; default 7 days. */
   readonly deliveryRetentionMs?: number;
 }
 
@@ -417,6 +491,8 @@ export interface PruneReport {
   readonly deliveries: number;
   readonly actionPrompts: number;
   readonly deliveryFailures: number;
+  /** Outbox entries done (or never delivered) longer than the retention. */
+  readonly outbox: number;
 }
 
 export const DEFAULT_DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;

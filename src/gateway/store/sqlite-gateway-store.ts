@@ -6,6 +6,7 @@ import { errorText, openSqliteDatabase, type SqliteDatabase } from './sqlite-dat
 import { createHomeChannelRepo } from './sqlite-home-channel-repo.js';
 import { createLedgerRepo } from './sqlite-ledger-repo.js';
 import { createMessageRepo } from './sqlite-message-repo.js';
+import { createOutboxRepo } from './sqlite-outbox-repo.js';
 import { createPairingRepo } from './sqlite-pairing-repo.js';
 import { createParkedTurnRepo } from './sqlite-parked-turn-repo.js';
 import { createSessionRepo } from './sqlite-session-repo.js';
@@ -48,6 +49,7 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
   const parked = createParkedTurnRepo(db, now);
   const control = createControlRepo(db, now);
   const homes = createHomeChannelRepo(db, now);
+  const outbox = createOutboxRepo(db, now);
   let closed = false;
 
   /** Runs synchronous work as a Promise, turning driver errors into `store_failed`. */
@@ -118,12 +120,25 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
     setHomeChannel: (input) => run('setHomeChannel', () => homes.set(input)),
     getHomeChannel: (platform) => run('getHomeChannel', () => homes.get(platform)),
 
+    enqueueOutbox: (input) => run('enqueueOutbox', () => outbox.enqueue(input)),
+    getOutbox: (id) => run('getOutbox', () => outbox.get(id)),
+    listOutbox: (listOptions) => run('listOutbox', () => outbox.list(listOptions)),
+    markOutboxAttempt: (id) => run('markOutboxAttempt', () => outbox.markAttempt(id)),
+    completeOutbox: (id, outcome = 'delivered') => run('completeOutbox', () => outbox.complete(id, outcome)),
+
     prune: (pruneOptions = {}) =>
       run('prune', () => {
         const { events, deliveries } = ledger.prune(pruneOptions);
         const retention = pruneOptions.deliveryRetentionMs ?? DEFAULT_DELIVERY_RETENTION_MS;
         const { actionPrompts, deliveryFailures } = control.prune(now() - retention);
-        return { events, deliveries, pairingCodes: pairing.pruneCodes(), actionPrompts, deliveryFailures };
+        return {
+          events,
+          deliveries,
+          pairingCodes: pairing.pruneCodes(),
+          actionPrompts,
+          deliveryFailures,
+          outbox: outbox.prune(now() - retention),
+        };
       }),
     ping: () =>
       run('ping', () => {

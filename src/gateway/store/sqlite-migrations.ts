@@ -221,6 +221,32 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'chat outbox',
+    sql: `
+      -- Answers and failure notices for chat platforms, written by the worker before the live
+      -- event is published, so a gateway that missed the event (down, restarting) still delivers
+      -- them. completed_at IS NULL means still to deliver; outcome is 'delivered' or 'abandoned'.
+      CREATE TABLE outbox (
+        id TEXT PRIMARY KEY,
+        platform TEXT NOT NULL,
+        session_key TEXT NOT NULL,
+        turn_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('final', 'failed')),
+        origin TEXT NOT NULL,
+        event_ids TEXT NOT NULL DEFAULT '[]',
+        text TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_attempt_at INTEGER,
+        completed_at INTEGER,
+        outcome TEXT
+      );
+      CREATE INDEX outbox_pending ON outbox (platform, created_at) WHERE completed_at IS NULL;
+      CREATE INDEX outbox_age ON outbox (created_at);
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
