@@ -38,6 +38,8 @@ export async function handleTurnEvent(
 
   switch (event.type) {
     case 'progress': {
+      // A turn resumed after a prompt shows "typing…" again (it was paused while the prompt waited).
+      chat.typing?.resume();
       chat.typing ??= deps.delivery.keepTyping(adapter, to);
       if (chat.turnId !== event.turnId) {
         await chat.progress?.finish();

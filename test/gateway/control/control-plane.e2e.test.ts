@@ -178,12 +178,15 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
       });
       await adapter.say({ ...ALICE, text: 'remove one' });
       await waitFor(() => adapter.prompts.length === 1);
+      const typingBefore = adapter.typing.length;
       await adapter.press({
         messageId: lastPrompt().messageId,
         userId: 'alice',
         label: '✅ Allow for this session',
       });
       await waitFor(() => texts().includes('Removed one.'));
+      // The resumed turn showed "typing…" again after the prompt had paused it.
+      expect(adapter.typing.length).toBeGreaterThan(typingBefore);
       await adapter.say({ ...ALICE, text: 'now remove two' });
       await waitFor(() => texts().includes('Removed two.'));
       expect(adapter.prompts).toHaveLength(1);
