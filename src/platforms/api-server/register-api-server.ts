@@ -108,7 +108,8 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
       chatType: 'dm',
       chatId,
       userId: body.user ?? 'api',
-      unattended: config.approvals.unattended_mode !== 'approve',
+      // Nobody can answer a prompt here; approvals.unattended_mode decides what the gate does.
+      unattended: true,
       toolset: 'hermes-api-server',
       ...(body.model !== undefined && body.model !== modelName ? { model: body.model } : {}),
       ...(images.length > 0 ? { images } : {}),

@@ -116,6 +116,24 @@ describe.each(modes)('gateway through the API server (%s queue)', (mode) => {
     expect(readFileSync(join(gw.workdir, 'keep.txt'), 'utf8')).toBe('precious');
   });
 
+  it('runs a dangerous command when approvals.unattended_mode is approve', async () => {
+    await start({}, 'approvals:\n  unattended_mode: approve\n');
+    writeFileSync(join(gw.workdir, 'scratch.txt'), 'temporary');
+    fake.script(
+      {
+        content: '',
+        toolCalls: [{ name: 'terminal', arguments: JSON.stringify({ command: 'rm -rf scratch.txt' }) }],
+      },
+      { content: 'Removed it.' },
+    );
+    const completion = await gw.client().chat.completions.create({
+      model: 'fake-model',
+      messages: [{ role: 'user', content: 'remove scratch.txt' }],
+    });
+    expect(completion.choices[0]?.message.content).toBe('Removed it.');
+    expect(existsSync(join(gw.workdir, 'scratch.txt'))).toBe(false);
+  });
+
   it('keeps a server-side conversation with the session header', async () => {
     await start();
     fake.script({ content: 'Nice to meet you, Ada.' }, { content: 'Your name is Ada.' });
