@@ -70,19 +70,18 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
     }
   }
 
+  /**
+   * One bus message per event: on its platform's channel (every listener of a platform routes by
+   * event id or chat), or on the session's channel when the event has no origin.
+   */
   async function publish(event: GatewayEvent): Promise<void> {
-    const channels = [event.sessionKey];
-    if (event.origin !== undefined && !DIRECT_PLATFORMS.has(event.origin.platform)) {
-      channels.push(platformChannel(event.origin.platform));
-    }
-    for (const channel of channels) {
-      await bus.publish(channel, event as unknown as JsonValue).catch((error: unknown) => {
-        logger.error(
-          { sessionKey: event.sessionKey, turnId: event.turnId, channel, err: (error as Error).message },
-          'event publish failed',
-        );
-      });
-    }
+    const channel = event.origin === undefined ? event.sessionKey : platformChannel(event.origin.platform);
+    await bus.publish(channel, event as unknown as JsonValue).catch((error: unknown) => {
+      logger.error(
+        { sessionKey: event.sessionKey, turnId: event.turnId, channel, err: (error as Error).message },
+        'event publish failed',
+      );
+    });
   }
 
   const eventIds = () => [...(current.getStore() ?? [])];

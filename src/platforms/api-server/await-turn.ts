@@ -3,48 +3,72 @@ import { type GatewayEvent, gatewayEventSchema } from '../../gateway/events/gate
 
 export type TurnEnd = Extract<GatewayEvent, { type: 'final' | 'failed' | 'parked' }> | { type: 'timeout' };
 
+interface Waiter {
+  readonly onProgress: ((event: Extract<GatewayEvent, { type: 'progress' }>) => void) | undefined;
+  readonly finish: (end: TurnEnd) => void;
+}
+
+export interface TurnWatcher {
+  /**
+   * Waits for the turn that handles `eventId`: progress goes to `onProgress`, and `done` settles
+   * with the turn's outcome (or a timeout). Call it BEFORE submitting the item.
+   */
+  watch(options: {
+    readonly eventId: string;
+    readonly timeoutMs: number;
+    readonly onProgress?: (event: Extract<GatewayEvent, { type: 'progress' }>) => void;
+  }): Promise<{ readonly done: Promise<TurnEnd>; cancel(): void }>;
+  close(): Promise<void>;
+}
+
 /**
- * Listens on a session's channel for the events of the turn that handles `eventId`: progress is
- * passed to `onProgress`, and the promise settles with the turn's outcome (or a timeout).
- * Subscribe BEFORE submitting the item, so no event can be missed.
+ * One subscription to a platform's bus channel, shared by every request waiting for a turn:
+ * events are routed to waiters by inbound event id in this process, so a request costs no
+ * subscribe/unsubscribe round trip (in scale-out mode those are Redis commands).
  */
-export async function watchTurn(options: {
-  readonly bus: EventBus;
-  readonly sessionKey: string;
-  readonly eventId: string;
-  readonly timeoutMs: number;
-  readonly onProgress?: (event: Extract<GatewayEvent, { type: 'progress' }>) => void;
-}): Promise<{ readonly done: Promise<TurnEnd>; cancel(): Promise<void> }> {
-  let settle: (end: TurnEnd) => void = () => {};
-  const done = new Promise<TurnEnd>((resolve) => {
-    settle = resolve;
-  });
-  let finished = false;
-  const unsubscribe = await options.bus.subscribe(options.sessionKey, (raw) => {
-    if (finished) return;
+export function createTurnWatcher(bus: EventBus, channel: string): TurnWatcher {
+  const waiters = new Map<string, Waiter>();
+  let subscription: Promise<() => Promise<void>> | undefined;
+
+  function route(raw: unknown): void {
     const parsed = gatewayEventSchema.safeParse(raw);
-    if (!parsed.success || !parsed.data.eventIds.includes(options.eventId)) return;
+    if (!parsed.success) return;
     const event = parsed.data;
-    if (event.type === 'progress') {
-      options.onProgress?.(event);
-      return;
+    for (const eventId of event.eventIds) {
+      const waiter = waiters.get(eventId);
+      if (waiter === undefined) continue;
+      if (event.type === 'progress') waiter.onProgress?.(event);
+      else waiter.finish(event);
     }
-    finish(event);
-  });
-  const timer = setTimeout(() => finish({ type: 'timeout' }), options.timeoutMs);
-  function finish(end: TurnEnd): void {
-    if (finished) return;
-    finished = true;
-    clearTimeout(timer);
-    void unsubscribe();
-    settle(end);
   }
+
   return {
-    done,
-    async cancel() {
-      finished = true;
-      clearTimeout(timer);
-      await unsubscribe();
+    async watch(options) {
+      subscription ??= bus.subscribe(channel, route);
+      await subscription;
+      let settle: (end: TurnEnd) => void = () => {};
+      const done = new Promise<TurnEnd>((resolve) => {
+        settle = resolve;
+      });
+      const finish = (end: TurnEnd) => {
+        if (waiters.get(options.eventId)?.finish !== finish) return;
+        waiters.delete(options.eventId);
+        clearTimeout(timer);
+        settle(end);
+      };
+      const timer = setTimeout(() => finish({ type: 'timeout' }), options.timeoutMs);
+      waiters.set(options.eventId, { onProgress: options.onProgress, finish });
+      return {
+        done,
+        cancel() {
+          if (waiters.get(options.eventId)?.finish === finish) waiters.delete(options.eventId);
+          clearTimeout(timer);
+        },
+      };
+    },
+    async close() {
+      for (const waiter of [...waiters.values()]) waiter.finish({ type: 'timeout' });
+      if (subscription !== undefined) await (await subscription)();
     },
   };
 }

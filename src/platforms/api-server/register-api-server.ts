@@ -3,11 +3,12 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import type { EventBus } from '../../gateway/events/event-bus.js';
+import { platformChannel } from '../../gateway/events/gateway-event.js';
 import type { InboxItem, JsonValue, SubmitResult } from '../../gateway/queue/turn-queue.js';
 import { buildSessionKey } from '../../gateway/session-key.js';
 import type { GatewayStore, NewMessage } from '../../gateway/store/gateway-store.js';
 import type { TurnOrigin } from '../../gateway/turn/turn-origin.js';
-import { type TurnEnd, watchTurn } from './await-turn.js';
+import { createTurnWatcher, type TurnEnd } from './await-turn.js';
 import { bearerMatches } from './bearer-auth.js';
 import { type ChatMessage, chatRequestSchema, splitContent } from './chat-request.js';
 import { openAiError } from './openai-error.js';
@@ -35,6 +36,7 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
   const { config, logger } = deps;
   const key = config.platforms.api_server.key;
   const modelName = config.model.name ?? 'hermes-agent';
+  const turns = createTurnWatcher(deps.bus, platformChannel('api_server'));
   const now = deps.now ?? Date.now;
 
   app.addHook('onRequest', async (request, reply) => {
@@ -135,9 +137,7 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
         ...extra,
       })}\n\n`;
 
-    const watcher = await watchTurn({
-      bus: deps.bus,
-      sessionKey,
+    const watcher = await turns.watch({
       eventId,
       timeoutMs: config.queue.api_timeout_ms,
       onProgress: (event) => {
@@ -179,7 +179,7 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
     try {
       await deps.submit(item);
     } catch (error) {
-      await watcher.cancel();
+      watcher.cancel();
       logger.error({ err: (error as Error).message, sessionKey }, 'api request could not be queued');
       return fail(
         reply,

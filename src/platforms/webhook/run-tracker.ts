@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../../gateway/events/event-bus.js';
+import { platformChannel } from '../../gateway/events/gateway-event.js';
 import { waitAtMost } from '../../gateway/queue/abortable-sleep.js';
-import { type TurnEnd, watchTurn } from '../api-server/await-turn.js';
+import { createTurnWatcher, type TurnEnd } from '../api-server/await-turn.js';
 import { type DeliverToChat, deliverRunResult, type RunOutcome } from './deliver-run-result.js';
 import type { WebhookRoute } from './validate-webhook-routes.js';
 import type { WebhookRuns } from './webhook-runs.js';
@@ -66,6 +67,7 @@ function outcomeOf(end: TurnEnd, timeoutMs: number): RunOutcome {
  * how that went.
  */
 export function createRunTracker(deps: RunTrackerDeps): RunTracker {
+  const turns = createTurnWatcher(deps.bus, platformChannel('webhook'));
   const { runs } = deps;
   const shutdown = new AbortController();
   const inFlight = new Map<
@@ -104,9 +106,7 @@ export function createRunTracker(deps: RunTrackerDeps): RunTracker {
 
   return {
     async watch(run) {
-      const watcher = await watchTurn({
-        bus: deps.bus,
-        sessionKey: run.sessionKey,
+      const watcher = await turns.watch({
         eventId: run.eventId,
         timeoutMs: deps.runTimeoutMs,
         onProgress: () =>
@@ -129,9 +129,9 @@ export function createRunTracker(deps: RunTrackerDeps): RunTracker {
               ),
             )
             .finally(() => inFlight.delete(run.runId));
-          inFlight.set(run.runId, { cancel: () => watcher.cancel(), settled, delivering: false });
+          inFlight.set(run.runId, { cancel: async () => watcher.cancel(), settled, delivering: false });
         },
-        cancel: () => watcher.cancel(),
+        cancel: async () => watcher.cancel(),
       };
     },
     close(graceMs) {
