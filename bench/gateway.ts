@@ -57,7 +57,7 @@ const memory = await (async () => {
     mode: 'embedded',
     modelBaseURL: model.baseURL,
     prefix: `${rootPrefix}-mem`,
-    concurrency: CONCURRENCY,
+    config: ['queue:', `  concurrency: ${CONCURRENCY}`],
   });
   const poster = createHttpPoster(gw.origin, CONCURRENCY);
   const body = chatBody('Say hello');
@@ -97,13 +97,13 @@ const embedded = await startBenchGateway({
   mode: 'embedded',
   modelBaseURL: model.baseURL,
   prefix: `${rootPrefix}-emb`,
-  concurrency: CONCURRENCY,
+  config: ['queue:', `  concurrency: ${CONCURRENCY}`],
 });
 const bullmq = await startBenchGateway({
   mode: 'bullmq',
   modelBaseURL: model.baseURL,
   prefix: `${rootPrefix}-gw`,
-  concurrency: CONCURRENCY,
+  config: ['queue:', `  concurrency: ${CONCURRENCY}`],
 });
 const openai = new OpenAI({ baseURL: model.baseURL, apiKey: 'sk-bench', maxRetries: 0 });
 const minimalPoster = createHttpPoster(minimal.origin, CONCURRENCY);

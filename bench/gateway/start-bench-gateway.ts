@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/load-config.js';
 import { createGateway, type Gateway } from '../../src/gateway/create-gateway.js';
+import type { PlatformAdapter } from '../../src/platforms/adapter.js';
 import { FAKE_MODEL } from './fake-model-answer.js';
 import { REDIS_URL } from './redis-keys.js';
 
@@ -13,34 +14,31 @@ export interface BenchGateway {
   readonly gateway: Gateway;
   /** `http://127.0.0.1:<port>` */
   readonly origin: string;
+  /** Scratch working directory of the terminal tool. */
+  readonly workdir: string;
   close(): Promise<void>;
 }
 
 /**
- * A real gateway (`createGateway`, role `gateway`: HTTP server + workers in this process) on a
- * random loopback port, with its own HERMES_HOME and Redis key prefix, a silent logger, and the
- * model pointed at the bench's fake. Config otherwise at its defaults, except the worker
- * concurrency, which the bench sets to its client concurrency.
+ * A real gateway (`createGateway`, role `gateway`: HTTP server, workers and any chat adapters in
+ * this process) on a random loopback port, with its own HERMES_HOME and Redis key prefix, a
+ * silent logger, and the model pointed at the bench's fake. Config otherwise at its defaults,
+ * plus the lines a bench adds (`config`).
  */
 export async function startBenchGateway(options: {
   readonly mode: QueueMode;
   readonly modelBaseURL: string;
   readonly prefix: string;
-  readonly concurrency: number;
+  /** Extra config.yaml lines (top-level sections). */
+  readonly config?: readonly string[];
+  readonly model?: string;
+  readonly adapters?: readonly PlatformAdapter[];
 }): Promise<BenchGateway> {
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gw-'));
   const workdir = mkdtempSync(join(tmpdir(), 'hermes-bench-work-'));
   writeFileSync(
     join(home, 'config.yaml'),
-    [
-      'http:',
-      '  port: 0',
-      'redis:',
-      `  prefix: ${options.prefix}`,
-      'queue:',
-      `  concurrency: ${options.concurrency}`,
-      '',
-    ].join('\n'),
+    ['http:', '  port: 0', 'redis:', `  prefix: ${options.prefix}`, ...(options.config ?? []), ''].join('\n'),
   );
   const config = loadConfig({
     home,
@@ -48,7 +46,7 @@ export async function startBenchGateway(options: {
       TERMINAL_CWD: workdir,
       OPENAI_BASE_URL: options.modelBaseURL,
       OPENAI_API_KEY: 'sk-bench',
-      HERMES_MODEL: FAKE_MODEL,
+      HERMES_MODEL: options.model ?? FAKE_MODEL,
       ...(options.mode === 'bullmq' ? { REDIS_URL } : {}),
     },
   });
@@ -58,12 +56,14 @@ export async function startBenchGateway(options: {
     baseEnv: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: workdir },
     builtinToolsDir: resolve(import.meta.dirname, '../../src/tools'),
     role: 'gateway',
+    ...(options.adapters !== undefined ? { adapters: options.adapters } : {}),
   });
   const address = await gateway.start();
   if (address === undefined) throw new Error('the gateway did not listen');
   return {
     gateway,
     origin: address.replace('localhost', '127.0.0.1'),
+    workdir,
     async close() {
       await gateway.close();
       rmSync(home, { recursive: true, force: true });
