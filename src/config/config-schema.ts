@@ -276,6 +276,11 @@ const queueSchema = z
     lock_duration_ms: z.number().int().min(1000).default(30_000),
     /** Milliseconds between stalled-job checks (same on every worker). */
     stalled_interval_ms: z.number().int().min(1000).default(30_000),
+    /**
+     * BullMQ mode: a message for an idle session runs in the process that received it when that
+     * process has a free worker slot (no job round trip); false sends every turn through a job.
+     */
+    local_first: z.boolean().default(true),
     /** Runs of one turn (failures and crashes) before the user is told it failed. */
     max_attempts: z.number().int().positive().max(10).default(3),
     /** Milliseconds running turns get to finish at shutdown before they are aborted. */

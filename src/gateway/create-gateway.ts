@@ -118,6 +118,7 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
       prefix: config.redis.prefix,
       lockDurationMs: config.queue.lock_duration_ms,
       stalledIntervalMs: config.queue.stalled_interval_ms,
+      localFirst: config.queue.local_first,
     },
   });
   const metrics = new GatewayMetrics({

@@ -33,8 +33,17 @@ export interface BullmqTurnQueueOptions extends TurnQueueOptions {
   readonly lockDurationMs?: number;
   /** BullMQ stalled-job check interval, in ms. Must be the same on every worker. Default 30 000. */
   readonly stalledIntervalMs?: number;
-  /** Ms between sweeps for sessions with work but no job (a safety net). Default 60 000. */
+  /**
+   * Ms between sweeps for sessions with work but no lock holder and no job: how a turn run
+   * locally (see `localFirst`) is recovered after its process died. Default: the stalled interval.
+   */
   readonly sweepIntervalMs?: number;
+  /**
+   * A message for an idle session runs in this process when it has started workers and has a free
+   * slot, without a BullMQ job round trip; BullMQ takes the rest (no free slot, producer-only
+   * processes, retries, recovery). False: every turn goes through a BullMQ job. Default true.
+   */
+  readonly localFirst?: boolean;
 }
 
 export const BULLMQ_DEFAULTS = {
@@ -42,7 +51,7 @@ export const BULLMQ_DEFAULTS = {
   queueName: 'turns',
   lockDurationMs: 30_000,
   stalledIntervalMs: 30_000,
-  sweepIntervalMs: 60_000,
+  localFirst: true,
 } as const;
 
 const HEALTH_PING_TIMEOUT_MS = 2_000;
@@ -89,6 +98,11 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
   readonly #ops: RedisSessionOps;
   readonly #queue: Queue<SessionJobData, void, 'session'>;
   readonly #active = new Map<string, AbortController>();
+  /** Sessions being run locally (local-first), each until its inbox is empty. */
+  readonly #local = new Set<Promise<void>>();
+  /** BullMQ jobs being processed by this process' worker. */
+  #jobsRunning = 0;
+  #concurrency = 0;
   readonly #stop = new AbortController();
   #workerSide: WorkerSide | undefined;
   #started = false;
@@ -103,7 +117,9 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
       queueName: options.queueName ?? BULLMQ_DEFAULTS.queueName,
       lockDurationMs: options.lockDurationMs ?? BULLMQ_DEFAULTS.lockDurationMs,
       stalledIntervalMs: options.stalledIntervalMs ?? BULLMQ_DEFAULTS.stalledIntervalMs,
-      sweepIntervalMs: options.sweepIntervalMs ?? BULLMQ_DEFAULTS.sweepIntervalMs,
+      sweepIntervalMs:
+        options.sweepIntervalMs ?? options.stalledIntervalMs ?? BULLMQ_DEFAULTS.stalledIntervalMs,
+      localFirst: options.localFirst ?? BULLMQ_DEFAULTS.localFirst,
     };
     const { prefix, queueName } = this.#settings;
     this.#lockMs = this.#settings.lockDurationMs;
@@ -132,7 +148,9 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
       });
     }
     // The item is stored either way; if adding the job fails, the periodic sweep schedules it.
-    if (reply.scheduleJob) await this.#addJob(item.sessionKey).catch(() => undefined);
+    if (reply.scheduleJob && !this.#runLocally(item.sessionKey)) {
+      await this.#addJob(item.sessionKey).catch(() => undefined);
+    }
     if (reply.interruptTurnId !== undefined) await this.#announceInterrupt(reply.interruptTurnId);
     return { status: reply.status };
   }
@@ -169,6 +187,7 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
       );
     }
     this.#started = true;
+    this.#concurrency = options.concurrency;
     const { prefix, queueName, stalledIntervalMs, maxAttempts, sweepIntervalMs } = this.#settings;
     const redis = this.#connect('worker', { maxRetriesPerRequest: null });
     const subscriber = this.#connect('interrupts', { maxRetriesPerRequest: null });
@@ -272,7 +291,7 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
     const side = this.#workerSide;
     if (side) {
       clearInterval(side.sweepTimer);
-      const drained = side.worker.close();
+      const drained = Promise.all([side.worker.close(), this.#localDrained()]);
       if (!(await waitAtMost(drained, graceMs))) {
         for (const controller of this.#active.values()) abortTurn(controller, 'shutdown');
         if (!(await waitAtMost(drained, this.#settings.abortWaitMs))) {
@@ -317,7 +336,49 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
   async #process(job: Job<SessionJobData, void, 'session'>): Promise<void> {
     const data = jobDataSchema.safeParse(job.data);
     if (!this.#workerSide || !data.success) return;
-    await this.#workerSide.runner.run(this.#keys.session(data.data.sessionKey), job.attemptsStarted > 1);
+    this.#jobsRunning += 1;
+    try {
+      await this.#workerSide.runner.run(this.#keys.session(data.data.sessionKey), job.attemptsStarted > 1);
+    } finally {
+      this.#jobsRunning -= 1;
+    }
+  }
+
+  /**
+   * Local-first: runs an idle session's new work in this process when a slot is free (never all
+   * of them: the BullMQ worker keeps at least one, and its concurrency shrinks by the local runs,
+   * so the process never runs more than `concurrency` turns). The session lock and the turn
+   * record in Redis are the same as a job's; if this process dies, the lock expires and the
+   * sweep of any worker schedules a job that recovers the turn.
+   */
+  #runLocally(sessionKey: string): boolean {
+    const side = this.#workerSide;
+    if (side === undefined || !this.#settings.localFirst || this.#stop.signal.aborted) return false;
+    const limit = this.#concurrency - 1;
+    if (this.#local.size >= limit || this.#local.size + this.#jobsRunning >= this.#concurrency) return false;
+    const session = this.#keys.session(sessionKey);
+    const run: Promise<void> = side.runner
+      .run(session, false)
+      .catch(async (error: unknown) => {
+        this.#logger.warn({ err: error, sessionKey }, 'local turn run failed; handing the session to a job');
+        await this.#addJob(sessionKey).catch(() => undefined);
+      })
+      .finally(() => {
+        this.#local.delete(run);
+        this.#fitWorkerConcurrency(side.worker);
+      });
+    this.#local.add(run);
+    this.#fitWorkerConcurrency(side.worker);
+    return true;
+  }
+
+  #fitWorkerConcurrency(worker: Worker<SessionJobData, void, 'session'>): void {
+    worker.concurrency = Math.max(1, this.#concurrency - this.#local.size);
+  }
+
+  /** Resolves once no local run is left (none start after the queue began closing). */
+  async #localDrained(): Promise<void> {
+    while (this.#local.size > 0) await Promise.allSettled([...this.#local]);
   }
 }
 

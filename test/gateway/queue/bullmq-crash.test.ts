@@ -56,7 +56,7 @@ function setup(maxAttempts: number) {
   queues.push(queue);
 
   /** Starts a worker process, waits until it is ready and returns it. */
-  const startChild = async (): Promise<ChildProcess> => {
+  const startChild = async (extraEnv: Record<string, string> = {}): Promise<ChildProcess> => {
     let stderr = '';
     const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
       env: {
@@ -67,6 +67,7 @@ function setup(maxAttempts: number) {
         LOCK_MS: String(TEST_QUEUE_TIMING.lockDurationMs),
         STALLED_MS: String(TEST_QUEUE_TIMING.stalledIntervalMs),
         MAX_ATTEMPTS: String(maxAttempts),
+        ...extraEnv,
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -93,7 +94,7 @@ function setup(maxAttempts: number) {
     children.delete(child);
   };
 
-  return { queue, events, startChild, kill };
+  return { queue, events, startChild, kill, prefix };
 }
 
 describe('bullmq turn queue: a worker killed mid-turn', () => {
@@ -127,6 +128,31 @@ describe('bullmq turn queue: a worker killed mid-turn', () => {
     expect(completions.filter((turnId) => turnId === crashed.turnId)).toHaveLength(1);
     expect(failed.list).toEqual([]);
     expect(await queue.depth()).toBe(0);
+  }, 90_000);
+
+  it('a turn run locally (no BullMQ job) by a process that dies is recovered by the sweep of another', async () => {
+    const { queue, events, startChild, kill, prefix } = setup(3);
+    const child = await startChild({ CONCURRENCY: '2', SUBMIT_EVENT: 'local1' });
+    await waitFor(
+      async () => (await events()).some((event) => event.type === 'started'),
+      'child took its own message',
+    );
+    // Local-first: the child ran the turn without adding a job (BullMQ's job id counter is unset).
+    expect(await redis.get(`${prefix}:turns:id`)).toBeNull();
+    expect((await queue.submit(makeItem('s', 'm2'))).status).toBe('queued');
+    await kill(child);
+
+    const rec = recorder();
+    const failed = failures();
+    await queue.startWorkers(rec.handler, { concurrency: 2, onFailed: failed.onFailed });
+    await waitFor(() => rec.handled('s').length === 2, 'both turns finished here', 45_000);
+    const crashed = (await events()).filter((event) => event.type === 'started');
+    expect(crashed).toHaveLength(1);
+    expect(rec.turns.map((turn) => [turn.turnId, turn.eventIds, turn.attempt])).toEqual([
+      [crashed[0]!.turnId, ['local1'], 2],
+      [expect.any(String), ['m2'], 1],
+    ]);
+    expect(failed.list).toEqual([]);
   }, 90_000);
 
   it('a turn that keeps killing its workers is reported through onFailed, not run forever', async () => {

@@ -145,6 +145,57 @@ describe('bullmq turn queue across instances', () => {
     expect(failed.list).toEqual([]);
   });
 
+  it('local-first: a process with a free slot runs the turn itself, without a BullMQ job', async () => {
+    const prefix = freshPrefix();
+    const queue = track(makeQueue(prefix));
+    const rec = recorder();
+    await queue.startWorkers(rec.handler, { concurrency: 2, onFailed: failures().onFailed });
+    await queue.submit(makeItem('s', 'm1'));
+    await waitFor(() => rec.handled('s').length === 1, 'handled');
+    // BullMQ numbers its jobs with this counter: never touched means no job was added.
+    expect(await redis.get(`${prefix}:turns:id`)).toBeNull();
+  });
+
+  it('with localFirst off, or with one slot, every turn goes through a BullMQ job', async () => {
+    for (const [options, concurrency] of [
+      [{ localFirst: false }, 2],
+      [{}, 1],
+    ] as const) {
+      const prefix = freshPrefix();
+      const queue = track(makeQueue(prefix, options));
+      const rec = recorder();
+      await queue.startWorkers(rec.handler, { concurrency, onFailed: failures().onFailed });
+      await queue.submit(makeItem('s', 'm1'));
+      await queue.submit(makeItem('t', 'm1'));
+      await waitFor(() => rec.handled().length === 2, 'handled');
+      expect(Number(await redis.get(`${prefix}:turns:id`))).toBe(2);
+    }
+  });
+
+  it('local and job turns together never exceed the concurrency of the process', async () => {
+    const prefix = freshPrefix();
+    const queue = track(makeQueue(prefix));
+    const gate = deferred();
+    let running = 0;
+    let most = 0;
+    const rec = recorder(async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await gate.promise;
+      running -= 1;
+    });
+    await queue.startWorkers(rec.handler, { concurrency: 3, onFailed: failures().onFailed });
+    for (let index = 0; index < 7; index += 1) await queue.submit(makeItem(`s${index}`, 'm1'));
+    await waitFor(() => running === 3, 'three turns running');
+    await sleep(300);
+    expect(running).toBe(3);
+    gate.resolve();
+    await waitFor(() => rec.handled().length === 7, 'all handled');
+    expect(most).toBe(3);
+    // Two ran locally (one slot always stays with the BullMQ worker), the rest through jobs.
+    expect(Number(await redis.get(`${prefix}:turns:id`))).toBe(5);
+  });
+
   it('the sweep schedules a session whose job went missing', async () => {
     const prefix = freshPrefix();
     const producer = track(makeQueue(prefix));
