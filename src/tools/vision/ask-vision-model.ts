@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { Config } from '../../config/config-schema.js';
 import { HermesError } from '../../errors/hermes-error.js';
+import { createModelFetch } from '../../runtime/create-model-fetch.js';
 
 /** Default endpoint when `model.base_url` is not set. */
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -30,6 +31,7 @@ export function createVisionClient(model: Config['model']): OpenAI {
     maxRetries: 1,
     timeout: model.timeout_ms,
     logLevel: 'off',
+    fetch: createModelFetch(),
   });
 }
 
