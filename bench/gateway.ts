@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
+import { createModelFetch } from '../src/runtime/create-model-fetch.js';
 import { startBareBullmq } from './gateway/bare-bullmq.js';
 import { FAKE_ANSWER, FAKE_MODEL } from './gateway/fake-model-answer.js';
 import { createHttpPoster, type HttpPoster } from './gateway/http-poster.js';
@@ -13,7 +14,7 @@ import { environment, round, summarize } from './lib/stats.js';
 
 /**
  * Turns through the API server (`POST /v1/chat/completions`, real HTTP on 127.0.0.1, keep-alive)
- * against a zero-latency fake model running in a child process, in embedded and BullMQ modes.
+ * against a zero-latency fake model running in a child process, in embedded and BullMQ modes (BullMQ with the default local-first dispatch, and with every turn a job).
  * Baselines measured in the same run, interleaved round by round (order rotated per round):
  * the fake model called directly with the `openai` SDK (its own response time, subtracted to get
  * the gateway's added latency), bare BullMQ no-op jobs, and the minimal pipeline (fastify →
@@ -105,14 +106,27 @@ const bullmq = await startBenchGateway({
   prefix: `${rootPrefix}-gw`,
   config: ['queue:', `  concurrency: ${CONCURRENCY}`],
 });
-const openai = new OpenAI({ baseURL: model.baseURL, apiKey: 'sk-bench', maxRetries: 0 });
+// The same BullMQ-mode gateway with local-first off: every turn through a BullMQ job.
+const bullmqJobs = await startBenchGateway({
+  mode: 'bullmq',
+  modelBaseURL: model.baseURL,
+  prefix: `${rootPrefix}-gwjobs`,
+  config: ['queue:', `  concurrency: ${CONCURRENCY}`, '  local_first: false'],
+});
+const openai = new OpenAI({
+  baseURL: model.baseURL,
+  apiKey: 'sk-bench',
+  maxRetries: 0,
+  fetch: createModelFetch(),
+});
 const minimalPoster = createHttpPoster(minimal.origin, CONCURRENCY);
 const embeddedPoster = createHttpPoster(embedded.origin, CONCURRENCY);
 const bullmqPoster = createHttpPoster(bullmq.origin, CONCURRENCY);
+const bullmqJobsPoster = createHttpPoster(bullmqJobs.origin, CONCURRENCY);
 const gatewayBody = chatBody('Say hello');
 const minimalBody = JSON.stringify({ text: 'Say hello' });
 
-type CaseName = 'model_direct' | 'bare_bullmq' | 'minimal_pipeline' | 'embedded' | 'bullmq';
+type CaseName = 'model_direct' | 'bare_bullmq' | 'minimal_pipeline' | 'embedded' | 'bullmq' | 'bullmq_jobs';
 const cases: Record<CaseName, () => Promise<void>> = {
   model_direct: async () => {
     const stream = await openai.chat.completions.create({
@@ -128,10 +142,11 @@ const cases: Record<CaseName, () => Promise<void>> = {
   minimal_pipeline: () => ask(minimalPoster, '/turn', minimalBody),
   embedded: () => ask(embeddedPoster, '/v1/chat/completions', gatewayBody),
   bullmq: () => ask(bullmqPoster, '/v1/chat/completions', gatewayBody),
+  bullmq_jobs: () => ask(bullmqJobsPoster, '/v1/chat/completions', gatewayBody),
 };
 const names = Object.keys(cases) as CaseName[];
 /** Cases whose unloaded (concurrency 1) latency is measured too. */
-const serialNames: CaseName[] = ['model_direct', 'minimal_pipeline', 'embedded', 'bullmq'];
+const serialNames: CaseName[] = ['model_direct', 'minimal_pipeline', 'embedded', 'bullmq', 'bullmq_jobs'];
 const runs = Object.fromEntries(names.map((n) => [n, [] as LoadResult[]])) as Record<CaseName, LoadResult[]>;
 const serialRuns = Object.fromEntries(names.map((n) => [n, [] as LoadResult[]])) as Record<
   CaseName,
@@ -154,9 +169,15 @@ for (let r = 0; r < ROUNDS; r += 1) {
   }
 }
 
-await Promise.all([minimalPoster.close(), embeddedPoster.close(), bullmqPoster.close()]);
+await Promise.all([
+  minimalPoster.close(),
+  embeddedPoster.close(),
+  bullmqPoster.close(),
+  bullmqJobsPoster.close(),
+]);
 await embedded.close();
 await bullmq.close();
+await bullmqJobs.close();
 await minimal.close();
 await bare.close();
 await model.close();
@@ -194,7 +215,7 @@ function pairedRatio(ours: CaseName, base: CaseName) {
 }
 
 const direct = figures('model_direct');
-const gatewayFigures = (name: 'embedded' | 'bullmq') => {
+const gatewayFigures = (name: 'embedded' | 'bullmq' | 'bullmq_jobs') => {
   const f = figures(name);
   return {
     turns_per_s: f.per_s,
@@ -235,9 +256,9 @@ const result = {
     memory_batches: 2,
     memory_conversations: MEMORY_SESSIONS,
     gateway_requests:
-      'non-streaming POST /v1/chat/completions, one user message; throughput rounds: standalone (new session per request); memory phase: X-Hermes-Session-Id spread over the conversations',
+      'non-streaming POST /v1/chat/completions, one user message; bullmq = default config (queue.local_first: a process with a free slot runs the turn without a job), bullmq_jobs = local_first false (every turn a BullMQ job); throughput rounds: standalone (new session per request); memory phase: X-Hermes-Session-Id spread over the conversations',
     fake_model:
-      'child process, node:http, fixed answer at once (SSE for stream: true); the gateway and the baselines call it with stream: true',
+      "child process, node:http, fixed answer at once (SSE for stream: true); the gateway and the baselines call it with stream: true, all through the gateway's model transport (createModelFetch: undici request())",
     answer_text_deltas: ANSWER_CHUNKS,
     minimal_pipeline:
       'fastify route → BullMQ job (QueueEvents.waitUntilFinished) → one streaming openai call with one user message (no system prompt, no tools) → JSON answer',
@@ -284,6 +305,7 @@ const result = {
   ours: {
     embedded: gatewayFigures('embedded'),
     bullmq: { ...gatewayFigures('bullmq'), redis_keys_left_after_close: gatewayKeysLeft },
+    bullmq_jobs: gatewayFigures('bullmq_jobs'),
     memory: {
       rss_mb_process_start: atStart.rss_mb,
       rss_mb_before: memory.before.rss_mb,
@@ -304,6 +326,8 @@ const result = {
     vs_minimal_pipeline: pairedRatio('bullmq', 'minimal_pipeline'),
     vs_bare_bullmq: pairedRatio('bullmq', 'bare_bullmq'),
     embedded_vs_minimal_pipeline: pairedRatio('embedded', 'minimal_pipeline'),
+    bullmq_jobs_vs_minimal_pipeline: pairedRatio('bullmq_jobs', 'minimal_pipeline'),
+    bullmq_jobs_vs_bare_bullmq: pairedRatio('bullmq_jobs', 'bare_bullmq'),
   },
   target: {
     vs_minimal_pipeline: 0.5,

@@ -1,6 +1,7 @@
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import Fastify from 'fastify';
 import OpenAI from 'openai';
+import { createModelFetch } from '../../src/runtime/create-model-fetch.js';
 import { FAKE_MODEL } from './fake-model-answer.js';
 
 const connection = { host: '127.0.0.1', port: 6379 };
@@ -28,7 +29,13 @@ export async function startMinimalPipeline(options: {
   // waitUntilFinished adds a 'closing' listener to the queue per waiting request.
   queue.setMaxListeners(options.concurrency * 4 + 10);
   const events = new QueueEvents(name, { connection, prefix });
-  const client = new OpenAI({ baseURL: options.modelBaseURL, apiKey: 'sk-bench', maxRetries: 0 });
+  // The gateway's own model transport, so the pipeline differs from a turn only in what a turn adds.
+  const client = new OpenAI({
+    baseURL: options.modelBaseURL,
+    apiKey: 'sk-bench',
+    maxRetries: 0,
+    fetch: createModelFetch(),
+  });
   const worker = new Worker<{ text: string }, string>(
     name,
     async (job) => {

@@ -2,22 +2,29 @@ import { z } from 'zod';
 import { HermesError } from '../../errors/hermes-error.js';
 import type { InboxItem, JsonValue } from './turn-queue.js';
 
-const inboxItemSchema = z
-  .object({
-    sessionKey: z.string().min(1),
-    eventId: z.string().min(1),
-    kind: z.enum(['message', 'resume']),
-    text: z.string().optional(),
-    payload: z.json().optional(),
-    receivedAt: z.number(),
-    steerable: z.boolean().optional(),
-    dedupe: z.boolean().optional(),
-  })
-  .strict();
+const itemFields = {
+  sessionKey: z.string().min(1),
+  eventId: z.string().min(1),
+  kind: z.enum(['message', 'resume']),
+  text: z.string().optional(),
+  receivedAt: z.number(),
+  steerable: z.boolean().optional(),
+  dedupe: z.boolean().optional(),
+};
+
+/** At the producer: the payload must be JSON (it crosses process boundaries as JSON). */
+const inboxItemSchema = z.object({ ...itemFields, payload: z.json().optional() }).strict();
+
+/** From the wire: the payload came out of JSON.parse, so it is JSON by construction. */
+const wireItemSchema = z.object({ ...itemFields, payload: z.unknown().optional() }).strict();
 
 /** Checks an item at the producer boundary; returns a plain copy (no extra keys). */
 export function parseInboxItem(value: unknown): InboxItem {
-  const result = inboxItemSchema.safeParse(value);
+  return checkItem(inboxItemSchema, value);
+}
+
+function checkItem(schema: typeof inboxItemSchema | typeof wireItemSchema, value: unknown): InboxItem {
+  const result = schema.safeParse(value);
   if (!result.success) {
     throw new HermesError('queue_failed', `invalid inbox item: ${z.prettifyError(result.error)}`);
   }
@@ -45,7 +52,7 @@ export function encodeInboxItem(item: InboxItem): string {
 }
 
 export function decodeInboxItem(wire: string): InboxItem {
-  return parseInboxItem(JSON.parse(wire.slice(1)));
+  return checkItem(wireItemSchema, JSON.parse(wire.slice(1)));
 }
 
 /** Leading run of steerable items: what a steering turn may take without breaking order. */
