@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { HermesError } from '../../errors/hermes-error.js';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
@@ -8,11 +8,11 @@ import {
   entriesSize,
   formatUsage,
   listPreviews,
-  parseEntries,
   previewEntry,
   serializeEntries,
   uniqueEntries,
 } from './memory-entries.js';
+import { MemoryFileCache, type MemoryFileCacheStats } from './memory-file-cache.js';
 import { SCOPE_PATTERN } from './memory-scope.js';
 
 /** `memory`: the agent's own notes; `user`: what it knows about the user. */
@@ -32,6 +32,13 @@ export interface MemoryStoreOptions {
   readonly root: string;
   /** Caps in characters; missing targets keep Hermes' defaults (2,200 and 1,375). */
   readonly limits?: Partial<Record<MemoryTarget, number>>;
+  /** Most files whose parsed entries are kept in memory (least recently read dropped first); default 1,000. */
+  readonly cacheFiles?: number;
+  /**
+   * How long a kept file is trusted before a `stat` checks it again, in ms; default 1,000, 0 checks
+   * on every read. Only edits from outside this store wait for it; its own changes show at once.
+   */
+  readonly recheckAfterMs?: number;
 }
 
 /** The live state of one target after a read or a change. */
@@ -53,12 +60,15 @@ export interface MemoryChange extends MemoryView {
  * Persistent notes and user profiles, one folder per scope (see `memoryScope`), each holding
  * `MEMORY.md` and `USER.md`. Every change re-reads the file, applies the edit, checks the cap and
  * replaces the file atomically; changes to one file run one at a time (in this process), so
- * concurrent adds never lose each other. Created once by main.ts.
+ * concurrent adds never lose each other. Reads are served from a small cache (see
+ * `MemoryFileCache`): the store's own changes update it at once, edits made by hand or by another
+ * process are seen within `recheckAfterMs`. Created once by main.ts.
  */
 export class MemoryStore {
   readonly root: string;
   readonly limits: Readonly<Record<MemoryTarget, number>>;
   readonly #serializer = new KeyedSerializer();
+  readonly #cache: MemoryFileCache;
 
   constructor(options: MemoryStoreOptions) {
     this.root = options.root;
@@ -68,6 +78,20 @@ export class MemoryStore {
         throw new HermesError('config_invalid', `memory limit for '${target}' must be a positive integer`);
       }
     }
+    const maxFiles = options.cacheFiles ?? 1_000;
+    const recheckAfterMs = options.recheckAfterMs ?? 1_000;
+    if (!Number.isInteger(maxFiles) || maxFiles < 0) {
+      throw new HermesError('config_invalid', 'memory cacheFiles must be a non-negative integer');
+    }
+    if (!Number.isFinite(recheckAfterMs) || recheckAfterMs < 0) {
+      throw new HermesError('config_invalid', 'memory recheckAfterMs must be a non-negative number');
+    }
+    this.#cache = new MemoryFileCache({ maxFiles, recheckAfterMs });
+  }
+
+  /** The read cache's counters (for tests and metrics). */
+  get cacheStats(): MemoryFileCacheStats {
+    return this.#cache.stats;
   }
 
   /** The file of one target in one scope; refuses a scope that is not a plain folder name. */
@@ -79,7 +103,7 @@ export class MemoryStore {
   }
 
   async read(scope: string, target: MemoryTarget): Promise<MemoryView> {
-    return this.#view(target, await this.#load(this.pathOf(scope, target)));
+    return this.#view(target, await this.#cache.get(this.pathOf(scope, target)));
   }
 
   /** Adds an entry; an exact duplicate is not added twice; refused when it would pass the cap. */
@@ -90,7 +114,7 @@ export class MemoryStore {
     checkMemoryContent(entry);
     const path = this.pathOf(scope, target);
     return this.#serializer.run(path, async () => {
-      const entries = await this.#load(path);
+      const entries = await this.#cache.load(path);
       if (entries.includes(entry)) {
         return this.#change(target, entries, false, 'This entry is already saved; nothing was added.');
       }
@@ -130,7 +154,7 @@ export class MemoryStore {
     checkMemoryContent(entry);
     const path = this.pathOf(scope, target);
     return this.#serializer.run(path, async () => {
-      const entries = await this.#load(path);
+      const entries = await this.#cache.load(path);
       const index = this.#findOne(target, entries, needle);
       const next = uniqueEntries(entries.map((item, i) => (i === index ? entry : item)));
       if (next.length === entries.length && next[index] === entries[index]) {
@@ -159,7 +183,7 @@ export class MemoryStore {
       throw new HermesError('usage', "'old_text' is empty: give a short unique part of the entry.");
     const path = this.pathOf(scope, target);
     return this.#serializer.run(path, async () => {
-      const entries = await this.#load(path);
+      const entries = await this.#cache.load(path);
       const index = this.#findOne(target, entries, needle);
       const next = entries.filter((_, i) => i !== index);
       await this.#save(path, next);
@@ -194,18 +218,12 @@ export class MemoryStore {
     );
   }
 
-  async #load(path: string): Promise<string[]> {
-    try {
-      return parseEntries(await readFile(path, 'utf8'));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
-  }
-
+  /** Runs under the serializer of `path`, after a fresh read; the cache learns what was written. */
   async #save(path: string, entries: readonly string[]): Promise<void> {
+    this.#cache.forget(path);
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     await writeFileAtomic(path, serializeEntries(entries));
+    this.#cache.wrote(path, entries);
   }
 
   #view(target: MemoryTarget, entries: readonly string[]): MemoryView {
