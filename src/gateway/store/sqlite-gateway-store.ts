@@ -5,6 +5,7 @@ import { createControlRepo } from './sqlite-control-repo.js';
 import { errorText, openSqliteDatabase, type SqliteDatabase } from './sqlite-database.js';
 import { createHomeChannelRepo } from './sqlite-home-channel-repo.js';
 import { createLedgerRepo } from './sqlite-ledger-repo.js';
+import { createMessageIndexer } from './sqlite-message-indexer.js';
 import { createMessageRepo } from './sqlite-message-repo.js';
 import { createOutboxRepo } from './sqlite-outbox-repo.js';
 import { createPairingRepo } from './sqlite-pairing-repo.js';
@@ -19,7 +20,14 @@ export interface SqliteGatewayStoreOptions {
   readonly now?: () => number;
   /** How long a write waits for another process' lock (ms). Default 5000. */
   readonly busyTimeoutMs?: number;
+  /**
+   * How often new messages are added to the search index in the background (ms). Default 1000;
+   * 0 turns the background catch-up off (every search and `close()` still catch up).
+   */
+  readonly searchIndexIntervalMs?: number;
 }
+
+export const DEFAULT_SEARCH_INDEX_INTERVAL_MS = 1000;
 
 export interface SqliteGatewayStore extends GatewayStore {
   readonly path: string;
@@ -43,7 +51,8 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
   const sessions = createSessionRepo(db, now);
-  const messages = createMessageRepo(db, now, sessions.touch);
+  const indexer = createMessageIndexer(db, options.logger);
+  const messages = createMessageRepo(db, now, sessions.touch, indexer);
   const ledger = createLedgerRepo(db, now);
   const pairing = createPairingRepo(db, now);
   const parked = createParkedTurnRepo(db, now);
@@ -51,6 +60,7 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
   const homes = createHomeChannelRepo(db, now);
   const outbox = createOutboxRepo(db, now);
   let closed = false;
+  indexer.start(options.searchIndexIntervalMs ?? DEFAULT_SEARCH_INDEX_INTERVAL_MS);
 
   /** Runs synchronous work as a Promise, turning driver errors into `store_failed`. */
   async function run<T>(what: string, work: () => T): Promise<T> {
@@ -147,6 +157,13 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
     close: async () => {
       if (closed) return;
       closed = true;
+      indexer.stop();
+      try {
+        indexer.catchUp();
+      } catch (error) {
+        // Not lost: the next open indexes the rest (on its first search or in the background).
+        options.logger.warn({ err: errorText(error) }, 'search index catch-up on close failed');
+      }
       // The last connection to close checkpoints the WAL into state.db and removes it.
       db.close();
     },

@@ -12,6 +12,7 @@ import type {
   StoredMessage,
   ToolCallRecord,
 } from './gateway-store.js';
+import type { MessageIndexer } from './sqlite-message-indexer.js';
 import {
   clampLimit,
   keyPrefixCondition,
@@ -78,27 +79,34 @@ export interface MessageRepo {
 }
 
 /**
- * Transcripts: one row per message with a per-session `seq`; the FTS index is kept in step by
- * triggers (see the migrations). `onAppend` lets the session repo mark the session active in
- * the same transaction.
+ * Transcripts: one row per message with a per-session `seq`. The FTS index trails the appends
+ * (see `createMessageIndexer`); every full-text search first brings it up to date, so a search
+ * never misses a message. `onAppend` lets the session repo mark the session active in the same
+ * transaction.
  */
 export function createMessageRepo(
   db: Database,
   now: () => number,
   onAppend: (sessionId: string, at: number) => void,
+  indexer: Pick<MessageIndexer, 'catchUp'>,
 ): MessageRepo {
-  const knownId = db.prepare('SELECT 1 FROM session_ids WHERE id = ?').pluck();
+  // An unknown session id is caught by the messages.session_id foreign key (no lookup per append).
+  if (db.pragma('foreign_keys', { simple: true }) !== 1) {
+    throw new HermesError('store_failed', 'the message repo needs foreign_keys = ON');
+  }
   const lastSeq = db.prepare('SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?').pluck();
   const insert = db.prepare(
     `INSERT INTO messages (${COLUMNS}) VALUES (@session_id, @seq, @role, @content, @tool_calls,
        @tool_call_id, @name, @prompt_tokens, @completion_tokens, @created_at)`,
   );
+  // `LIMIT (SELECT ?)`, not `LIMIT ?`: SQLite's planner looks at a bare LIMIT parameter, so every
+  // new binding expires the statement and the next run prepares it again (about 7 µs each time).
   const listHead = db.prepare(
-    `SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    `SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT (SELECT ?)`,
   );
   const listTail = db.prepare(
     `SELECT * FROM (SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND seq > ?
-       ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
+       ORDER BY seq DESC LIMIT (SELECT ?)) ORDER BY seq`,
   );
   const countStmt = db.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck();
   const scope = `${keyPrefixCondition('s.session_key')}
@@ -113,7 +121,7 @@ export function createMessageRepo(
      JOIN session_ids s ON s.id = m.session_id
      WHERE messages_fts MATCH @match AND ${scope} AND ${shortTerms}
      ORDER BY bm25(messages_fts), m.id DESC
-     LIMIT @limit`,
+     LIMIT (SELECT @limit)`,
   );
   const searchLike = db.prepare(
     `SELECT s.session_key, m.session_id, m.seq, m.role, m.content, m.created_at
@@ -121,35 +129,43 @@ export function createMessageRepo(
      JOIN session_ids s ON s.id = m.session_id
      WHERE m.content IS NOT NULL AND ${scope} AND ${shortTerms}
      ORDER BY m.id DESC
-     LIMIT @limit`,
+     LIMIT (SELECT @limit)`,
   );
 
   const appendTx = db.transaction((sessionId: string, messages: readonly NewMessage[]) => {
-    if (knownId.get(sessionId) === undefined) {
-      throw new HermesError('store_failed', `unknown session id ${sessionId}: create the session first`);
-    }
     const at = now();
     let seq = Number(lastSeq.get(sessionId));
     const stored: StoredMessage[] = [];
     for (const message of messages) {
       seq += 1;
-      const row: MessageRow = {
+      const toolCalls =
+        message.toolCalls === undefined || message.toolCalls.length === 0 ? undefined : message.toolCalls;
+      const createdAt = message.createdAt ?? at;
+      insert.run({
         session_id: sessionId,
         seq,
         role: message.role,
         content: message.content,
-        tool_calls:
-          message.toolCalls === undefined || message.toolCalls.length === 0
-            ? null
-            : JSON.stringify(message.toolCalls),
+        tool_calls: toolCalls === undefined ? null : JSON.stringify(toolCalls),
         tool_call_id: orNull(message.toolCallId),
         name: orNull(message.name),
         prompt_tokens: orNull(message.promptTokens),
         completion_tokens: orNull(message.completionTokens),
-        created_at: message.createdAt ?? at,
-      };
-      insert.run(row);
-      stored.push(toMessage(row));
+        created_at: createdAt,
+      } satisfies MessageRow);
+      // Built from the validated input: reading the row back (and re-parsing its JSON) adds nothing.
+      stored.push({
+        sessionId,
+        seq,
+        role: message.role,
+        content: message.content,
+        toolCalls,
+        toolCallId: message.toolCallId,
+        name: message.name,
+        promptTokens: message.promptTokens,
+        completionTokens: message.completionTokens,
+        createdAt,
+      });
     }
     onAppend(sessionId, at);
     return stored;
@@ -168,7 +184,16 @@ export function createMessageRepo(
         }
         return parsed.data;
       });
-      return appendTx.immediate(sessionId, checked);
+      try {
+        return appendTx.immediate(sessionId, checked);
+      } catch (error) {
+        if (isForeignKeyError(error)) {
+          throw new HermesError('store_failed', `unknown session id ${sessionId}: create the session first`, {
+            cause: error,
+          });
+        }
+        throw error;
+      }
     },
     list: (sessionId, options) => {
       assertSessionId(sessionId);
@@ -190,8 +215,13 @@ export function createMessageRepo(
         likes: JSON.stringify(plan.likes),
         limit: clampLimit(options.limit, 20, 200),
       };
-      const rows =
-        plan.match === undefined ? searchLike.all(params) : searchFts.all({ ...params, match: plan.match });
+      let rows: unknown[];
+      if (plan.match === undefined) {
+        rows = searchLike.all(params);
+      } else {
+        indexer.catchUp();
+        rows = searchFts.all({ ...params, match: plan.match });
+      }
       return parseRows(searchRow, rows, 'search hit').map((row) => ({
         sessionKey: row.session_key,
         sessionId: row.session_id,
@@ -202,6 +232,10 @@ export function createMessageRepo(
       }));
     },
   };
+}
+
+function isForeignKeyError(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
 function toMessage(row: MessageRow): StoredMessage {

@@ -247,6 +247,49 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX outbox_age ON outbox (created_at);
     `,
   },
+  {
+    version: 6,
+    name: 'deferred search indexing',
+    sql: `
+      -- Appending a message no longer indexes it in the same transaction (the trigram insert cost
+      -- about as much as the append itself). messages_fts now holds exactly the searchable rows
+      -- with id <= indexed_to; the rows above are indexed in batches by the store (before every
+      -- search, periodically, and on close), which then moves indexed_to up.
+      CREATE TABLE messages_fts_watermark (
+        singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+        indexed_to INTEGER NOT NULL
+      );
+      -- The old insert trigger has indexed every row there is.
+      INSERT INTO messages_fts_watermark (singleton, indexed_to)
+        SELECT 1, coalesce(max(id), 0) FROM messages;
+      DROP TRIGGER messages_fts_insert;
+      DROP TRIGGER messages_fts_delete;
+      DROP TRIGGER messages_fts_update;
+      -- Ids are reused once the highest rows are deleted, so a new row can land at or below the
+      -- watermark: index that one at once (appends above the watermark skip this trigger's body).
+      CREATE TRIGGER messages_fts_insert_below AFTER INSERT ON messages
+        WHEN new.content IS NOT NULL AND new.role IN ('user', 'assistant')
+          AND new.id <= (SELECT indexed_to FROM messages_fts_watermark) BEGIN
+        INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+      END;
+      -- Rows above the watermark are not in the index: an FTS 'delete' for them would damage it.
+      CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+        WHEN old.content IS NOT NULL AND old.role IN ('user', 'assistant')
+          AND old.id <= (SELECT indexed_to FROM messages_fts_watermark) BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+      END;
+      CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, role ON messages BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, content)
+          SELECT 'delete', old.id, old.content
+          WHERE old.content IS NOT NULL AND old.role IN ('user', 'assistant')
+            AND old.id <= (SELECT indexed_to FROM messages_fts_watermark);
+        INSERT INTO messages_fts (rowid, content)
+          SELECT new.id, new.content
+          WHERE new.content IS NOT NULL AND new.role IN ('user', 'assistant')
+            AND new.id <= (SELECT indexed_to FROM messages_fts_watermark);
+      END;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -125,7 +125,8 @@ export function createSessionRepo(db: Database, now: () => number): SessionRepo 
       const row = read(assertSessionKey(key));
       return row === undefined ? undefined : toRecord(row);
     },
-    getOrCreate: (key) => toRecord(getOrCreateTx.immediate(assertSessionKey(key))),
+    // An existing session needs no write lock; a miss takes it and reads again inside it.
+    getOrCreate: (key) => toRecord(read(assertSessionKey(key)) ?? getOrCreateTx.immediate(key)),
     rotate: (key) => rotateTx.immediate(assertSessionKey(key)),
     update: (key, patch) => updateTx.immediate(assertSessionKey(key), patch),
     list: (options) => {

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock, storeFixture } from './store-fixture.js';
 
@@ -26,6 +28,22 @@ describe('sqlite gateway store: sessions', () => {
     clock.advance(1000);
     expect(await store.getOrCreateSession(KEY)).toEqual(created);
     expect(await store.sessionKeyOf(created.sessionId)).toBe(KEY);
+  });
+
+  it('reads an existing session without the write lock (another process may hold it)', async () => {
+    const path = join(fixture.dir(), 'state.db');
+    const store = fixture.open(path, manualClock(), { busyTimeoutMs: 20, searchIndexIntervalMs: 0 });
+    const created = await store.getOrCreateSession(KEY);
+    const other = new BetterSqlite3(path);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      expect(await store.getOrCreateSession(KEY)).toEqual(created);
+      await expect(store.getOrCreateSession(`${KEY}0`)).rejects.toMatchObject({ code: 'store_failed' });
+      other.exec('ROLLBACK');
+      expect((await store.getOrCreateSession(`${KEY}0`)).key).toBe(`${KEY}0`);
+    } finally {
+      other.close();
+    }
   });
 
   it('gives concurrent first calls one session', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import {
   createSqliteGatewayStore,
   type SqliteGatewayStore,
+  type SqliteGatewayStoreOptions,
 } from '../../../src/gateway/store/sqlite-gateway-store.js';
 import { silentLogger } from '../../helpers/test-config.js';
 
@@ -40,8 +41,12 @@ export function storeFixture() {
       dirs.push(dir);
       return dir;
     },
-    open(path: string, clock: ManualClock = manualClock()): SqliteGatewayStore {
-      const store = createSqliteGatewayStore({ path, logger: silentLogger, now: clock.now });
+    open(
+      path: string,
+      clock: ManualClock = manualClock(),
+      extra: Partial<SqliteGatewayStoreOptions> = {},
+    ): SqliteGatewayStore {
+      const store = createSqliteGatewayStore({ path, logger: silentLogger, now: clock.now, ...extra });
       closers.push(() => store.close());
       return store;
     },
