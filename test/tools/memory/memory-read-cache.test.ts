@@ -34,7 +34,8 @@ const HOUR = 3_600_000;
 describe('MemoryStore read cache', () => {
   it('serves repeated reads of an unchanged file, present or missing, from one file open', async () => {
     handWrite('telegram.1', 'a fact\n§\nanother\n', { ageMs: HOUR });
-    const store = new MemoryStore({ root });
+    // A long recheck delay: on a slow machine the loop could outlast the default second.
+    const store = new MemoryStore({ root, recheckAfterMs: 60_000 });
     for (let i = 0; i < 50; i++) {
       expect((await store.read('telegram.1', 'memory')).entries).toEqual(['a fact', 'another']);
       expect((await store.read('telegram.2', 'user')).entries).toEqual([]);
@@ -54,7 +55,7 @@ describe('MemoryStore read cache', () => {
 
   it('concurrent reads of a file share one load', async () => {
     handWrite('telegram.1', 'a fact\n', { ageMs: HOUR });
-    const store = new MemoryStore({ root });
+    const store = new MemoryStore({ root, recheckAfterMs: 60_000 });
     const views = await Promise.all(Array.from({ length: 20 }, () => store.read('telegram.1', 'memory')));
     expect(views.every((view) => view.entries[0] === 'a fact')).toBe(true);
     expect(store.cacheStats.loads).toBe(1);
