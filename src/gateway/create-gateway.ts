@@ -287,7 +287,7 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
   async function startWorkers(): Promise<void> {
     if (workersStarted) return;
     workersStarted = true;
-    await queue.startWorkers(publisher.wrap(runner.handle), {
+    await queue.startWorkers(runner.handle, {
       concurrency: config.queue.concurrency,
       onFailed: async (sessionKey, items, error) => {
         logger.error(

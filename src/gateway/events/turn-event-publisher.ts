@@ -1,6 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
-import type { InboxItem, JsonValue, TurnContext, TurnHandler } from '../queue/turn-queue.js';
+import type { InboxItem, JsonValue } from '../queue/turn-queue.js';
 import { type GatewayStore, type OutboxKind, outboxId } from '../store/gateway-store.js';
 import type { TurnEvents } from '../turn/turn-events.js';
 import { parseTurnOrigin, type TurnOrigin } from '../turn/turn-origin.js';
@@ -31,12 +30,11 @@ function routeOf(origin: TurnOrigin | undefined): EventOrigin | undefined {
 
 /**
  * Publishes the runner's events on the bus, tagged with the inbound event ids of the turn that
- * produced them. The ids come from the queue's turn context through AsyncLocalStorage, so the
- * runner needs to know nothing about them.
+ * produced them (the runner puts them on every event). Passed explicitly rather than through
+ * AsyncLocalStorage: on Node 20 an active AsyncLocalStorage adds a hook to every promise in the
+ * process, about tripling the cost of each `await`.
  */
 export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?: OutboxWriter) {
-  const current = new AsyncLocalStorage<string[]>();
-
   /**
    * A chat platform's answer (or failure notice) is written to the outbox before its live event
    * goes out: if the gateway owning the chat misses the event (down, restarting, bus hiccup), its
@@ -84,7 +82,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
     });
   }
 
-  const eventIds = () => [...(current.getStore() ?? [])];
+  const eventIds = (event: { readonly eventIds?: readonly string[] }) => [...(event.eventIds ?? [])];
 
   // Streamed text is coalesced per turn for a few milliseconds: one bus message per burst
   // instead of one per token (each is a Redis PUBLISH in scale-out mode). Anything else the turn
@@ -111,7 +109,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
 
   const events: TurnEvents = {
     progress: async (event) => {
-      const { turnId, sessionKey, origin, ...progress } = event;
+      const { turnId, sessionKey, origin, eventIds: _ids, ...progress } = event;
       if (progress.kind === 'text_delta') {
         const waiting = pendingText.get(turnId);
         if (waiting !== undefined) {
@@ -123,7 +121,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
             type: 'progress' as const,
             turnId,
             sessionKey,
-            eventIds: eventIds(),
+            eventIds: eventIds(event),
             ...withOrigin(origin),
           },
           text: progress.text,
@@ -137,7 +135,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
         type: 'progress',
         turnId,
         sessionKey,
-        eventIds: eventIds(),
+        eventIds: eventIds(event),
         ...withOrigin(origin),
         progress: progress as unknown as Record<string, JsonValue>,
       });
@@ -148,7 +146,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
         type: 'final',
         turnId: event.turnId,
         sessionKey: event.sessionKey,
-        eventIds: eventIds(),
+        eventIds: eventIds(event),
         ...withOrigin(event.origin),
         text: event.text,
       };
@@ -161,7 +159,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
         type: 'parked',
         turnId: event.turnId,
         sessionKey: event.sessionKey,
-        eventIds: eventIds(),
+        eventIds: eventIds(event),
         ...withOrigin(event.origin),
         reason: event.reason,
         parkId: event.parkId,
@@ -174,7 +172,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
         type: 'failed',
         turnId: event.turnId,
         sessionKey: event.sessionKey,
-        eventIds: eventIds(),
+        eventIds: eventIds(event),
         ...withOrigin(event.origin),
         code: event.code,
         message: event.message,
@@ -184,26 +182,6 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
       return publish(failed);
     },
   };
-
-  /** Wraps the runner's handler so events emitted during a turn carry its items' event ids. */
-  function wrap(handler: TurnHandler): TurnHandler {
-    return (turn: TurnContext) => {
-      const ids = turn.items.map((item) => item.eventId);
-      const tracked: TurnContext = {
-        turnId: turn.turnId,
-        sessionKey: turn.sessionKey,
-        items: turn.items,
-        attempt: turn.attempt,
-        signal: turn.signal,
-        takeSteering: async () => {
-          const steered = await turn.takeSteering();
-          for (const item of steered) ids.push(item.eventId);
-          return steered;
-        },
-      };
-      return current.run(ids, () => handler(tracked));
-    };
-  }
 
   /**
    * Tells the chat that its messages were given up on after every retry failed. The origin comes
@@ -226,5 +204,5 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
     await publish(failed);
   }
 
-  return { events, wrap, publish, givenUp };
+  return { events, publish, givenUp };
 }

@@ -7,7 +7,7 @@ import { waitAtMost } from './abortable-sleep.js';
 import { parseInboxItem } from './inbox-item.js';
 import { RedisSessionOps } from './redis-session-ops.js';
 import { SessionJobRunner } from './session-job-runner.js';
-import { type QueueKeys, queueKeys } from './session-keys.js';
+import { type QueueKeys, queueKeys, type SessionKeys } from './session-keys.js';
 import { abortTurn } from './turn-abort.js';
 import {
   type BusyInputMode,
@@ -148,7 +148,7 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
       });
     }
     // The item is stored either way; if adding the job fails, the periodic sweep schedules it.
-    if (reply.scheduleJob && !this.#runLocally(item.sessionKey)) {
+    if (reply.scheduleJob && !this.#runLocally(session)) {
       await this.#addJob(item.sessionKey).catch(() => undefined);
     }
     if (reply.interruptTurnId !== undefined) await this.#announceInterrupt(reply.interruptTurnId);
@@ -351,12 +351,12 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
    * record in Redis are the same as a job's; if this process dies, the lock expires and the
    * sweep of any worker schedules a job that recovers the turn.
    */
-  #runLocally(sessionKey: string): boolean {
+  #runLocally(session: SessionKeys): boolean {
     const side = this.#workerSide;
     if (side === undefined || !this.#settings.localFirst || this.#stop.signal.aborted) return false;
     const limit = this.#concurrency - 1;
     if (this.#local.size >= limit || this.#local.size + this.#jobsRunning >= this.#concurrency) return false;
-    const session = this.#keys.session(sessionKey);
+    const { sessionKey } = session;
     const run: Promise<void> = side.runner
       .run(session, false)
       .catch(async (error: unknown) => {

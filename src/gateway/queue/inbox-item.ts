@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HermesError } from '../../errors/hermes-error.js';
+import { isJsonValue } from './is-json-value.js';
 import type { InboxItem, JsonValue } from './turn-queue.js';
 
 const itemFields = {
@@ -13,7 +14,17 @@ const itemFields = {
 };
 
 /** At the producer: the payload must be JSON (it crosses process boundaries as JSON). */
-const inboxItemSchema = z.object({ ...itemFields, payload: z.json().optional() }).strict();
+const inboxItemSchema = z
+  .object({
+    ...itemFields,
+    payload: z
+      .custom<JsonValue>(
+        isJsonValue,
+        'payload must be JSON: plain objects, arrays, strings, finite numbers, booleans, null',
+      )
+      .optional(),
+  })
+  .strict();
 
 /** From the wire: the payload came out of JSON.parse, so it is JSON by construction. */
 const wireItemSchema = z.object({ ...itemFields, payload: z.unknown().optional() }).strict();

@@ -109,10 +109,11 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
 
   async function runSegment(
     turn: TurnContext,
+    eventIds: readonly string[],
     fallbackTurnId: string,
     body: (latch: OutcomeLatch) => Promise<{ result: SegmentResult; turnId: string }>,
   ): Promise<void> {
-    const latch = new OutcomeLatch(deps.events);
+    const latch = new OutcomeLatch(deps.events, eventIds);
     const started = core.now();
     let ended: { result: SegmentResult; turnId: string };
     try {
@@ -140,15 +141,31 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
     });
   }
 
-  const handle: TurnHandler = async (turn) => {
+  const handle: TurnHandler = async (queued) => {
+    // Every event of the turn carries the event ids of its items and of the messages steered in.
+    const eventIds = queued.items.map((item) => item.eventId);
+    const turn: TurnContext = {
+      turnId: queued.turnId,
+      sessionKey: queued.sessionKey,
+      items: queued.items,
+      attempt: queued.attempt,
+      signal: queued.signal,
+      takeSteering: async () => {
+        const steered = await queued.takeSteering();
+        for (const item of steered) eventIds.push(item.eventId);
+        return steered;
+      },
+    };
     for (const segment of turnSegments(turn)) {
       if (segment.kind === 'messages') {
-        await runSegment(turn, segment.turnId, async (latch) => ({
+        await runSegment(turn, eventIds, segment.turnId, async (latch) => ({
           result: await runMessageTurn(core, turn, segment.turnId, segment.items, latch),
           turnId: segment.turnId,
         }));
       } else {
-        await runSegment(turn, turn.turnId, (latch) => runResumeTurn(core, turn, segment.item, latch));
+        await runSegment(turn, eventIds, turn.turnId, (latch) =>
+          runResumeTurn(core, turn, segment.item, latch),
+        );
       }
     }
   };

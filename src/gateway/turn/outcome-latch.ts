@@ -15,11 +15,19 @@ import type {
  */
 export class OutcomeLatch {
   readonly #events: TurnEvents;
+  readonly #eventIds: readonly string[];
   #outcome: TurnOutcomeKind | undefined;
   #failureCode: TurnFailedEvent['code'] | undefined;
 
-  constructor(events: TurnEvents) {
+  /** `eventIds`: the queue turn's inbound event ids, a live list (steering adds to it). */
+  constructor(events: TurnEvents, eventIds: readonly string[] = []) {
     this.#events = events;
+    this.#eventIds = eventIds;
+  }
+
+  /** A copy of the turn's inbound event ids as they are now; every event of the turn carries it. */
+  get eventIds(): readonly string[] {
+    return [...this.#eventIds];
   }
 
   get outcome(): TurnOutcomeKind | undefined {
@@ -42,18 +50,18 @@ export class OutcomeLatch {
 
   async final(event: TurnFinalEvent): Promise<void> {
     this.#claim('final', event.turnId);
-    await this.#events.final(event);
+    await this.#events.final({ ...event, eventIds: this.eventIds });
   }
 
   async parked(event: TurnParkedEvent): Promise<void> {
     this.#claim('parked', event.turnId);
-    await this.#events.parked(event);
+    await this.#events.parked({ ...event, eventIds: this.eventIds });
   }
 
   async failed(event: TurnFailedEvent): Promise<void> {
     this.#claim('failed', event.turnId);
     this.#failureCode = event.code;
-    await this.#events.failed(event);
+    await this.#events.failed({ ...event, eventIds: this.eventIds });
   }
 
   /** Sends the fallback failure when nothing was emitted. */

@@ -19,6 +19,12 @@ export interface TurnEvents {
 interface TurnEventBase {
   readonly turnId: string;
   readonly sessionKey: string;
+  /**
+   * Inbound event ids of the queue turn that emitted it (its items plus messages steered in), so
+   * a waiter (an API request, a webhook run) finds the answer to its own message. The runner fills
+   * it in; absent means none.
+   */
+  readonly eventIds?: readonly string[];
 }
 
 export type TurnProgress =

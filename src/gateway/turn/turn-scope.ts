@@ -165,6 +165,7 @@ export function progress(scope: TurnScope, event: TurnProgress): void {
     const sent = scope.core.events.progress({
       turnId: scope.turnId,
       sessionKey: scope.sessionKey,
+      eventIds: scope.latch.eventIds,
       origin: scope.origin,
       ...event,
     });

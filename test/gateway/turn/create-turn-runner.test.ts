@@ -139,6 +139,17 @@ describe('turn runner: answers', () => {
     });
   });
 
+  it("tags every event with the turn's inbound event ids, steered ones included from when they join", async () => {
+    h.fake.script(
+      { content: '', toolCalls: [{ id: 'c1', name: 'echo_text', arguments: '{"text":"x"}' }] },
+      { content: 'Done.' },
+    );
+    await h.run([message('e1', 'first')], { steering: [[message('e2', 'also this')]] });
+    const started = h.rec.progress().find((event) => event.kind === 'tool_started');
+    expect(started?.eventIds).toEqual(['e1']);
+    expect(h.rec.finals()[0]?.eventIds).toEqual(['e1', 'e2']);
+  });
+
   it('handles a batch of queued messages in order, all persisted before the model is called', async () => {
     h.fake.script({ content: 'Both read.' });
     await h.run([message('e1', 'one'), message('e2', 'two')]);
