@@ -43,7 +43,8 @@ export async function runMessageTurn(
   }
   const origin = entries.at(-1)!.origin;
 
-  const parked = await core.store.getParkedTurn(turnId);
+  // Only a run that came before (a retry or a recovery) can have left a parked record.
+  const parked = turn.attempt > 1 ? await core.store.getParkedTurn(turnId) : undefined;
   if (parked !== undefined && parked.reason !== RESUMING) {
     // The turn parked in an earlier run that died before returning: say so again (deduped downstream).
     const state = parkedStateSchema.safeParse(parked.state);

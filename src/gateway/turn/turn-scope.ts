@@ -120,11 +120,11 @@ async function loadTranscript(
   core: RunnerCore,
   sessionId: string,
 ): Promise<{ transcript: StoredMessage[]; earlierOmitted: number }> {
-  const count = await core.store.countMessages(sessionId);
-  if (count <= core.maxLoadedMessages) {
-    return { transcript: await core.store.listMessages(sessionId), earlierOmitted: 0 };
-  }
   const tail = await core.store.listMessages(sessionId, { limit: core.maxLoadedMessages, tail: true });
+  // Fewer than the limit came back: that is the whole transcript (no count query needed).
+  if (tail.length < core.maxLoadedMessages) return { transcript: tail, earlierOmitted: 0 };
+  const count = await core.store.countMessages(sessionId);
+  if (count <= tail.length) return { transcript: tail, earlierOmitted: 0 };
   let start = 0;
   while (start < tail.length && tail[start]!.role === 'tool') start += 1;
   return { transcript: tail.slice(start), earlierOmitted: count - tail.length + start };

@@ -223,6 +223,54 @@ describe('turn runner: limits', () => {
     expect(failed.message).toContain('OPENAI_BASE_URL');
   });
 
+  it('loads at most maxLoadedMessages of a long transcript, never starting on a tool result', async () => {
+    h = await turnHarness({ deps: { maxLoadedMessages: 5 } });
+    const session = await h.store.getOrCreateSession(SESSION_KEY);
+    // Exactly the limit: the whole transcript, nothing said to be left out.
+    await h.store.appendMessages(session.sessionId, [
+      { role: 'user', content: 'q0' },
+      { role: 'assistant', content: 'a0' },
+      { role: 'user', content: 'q1' },
+      { role: 'assistant', content: 'a1' },
+    ]);
+    h.fake.script({ content: 'first' }, { content: 'second' });
+    await h.run([message('e1', 'q2')]);
+    expect(requestMessages(h.fake, 0).slice(1)).toEqual([
+      { role: 'user', content: 'q0' },
+      { role: 'assistant', content: 'a0' },
+      { role: 'user', content: 'q1' },
+      { role: 'assistant', content: 'a1' },
+      { role: 'user', content: 'q2' },
+    ]);
+    // Over the limit (12 stored), with a tool result where the last-5 window would start:
+    // the window begins after it, and the model is told older messages were left out.
+    await h.store.appendMessages(session.sessionId, [
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: 't1', type: 'function', function: { name: 'echo_text', arguments: '{}' } }],
+      },
+      { role: 'tool', content: 'echoed', toolCallId: 't1', name: 'echo_text' },
+      { role: 'assistant', content: 'a3' },
+      { role: 'user', content: 'q4' },
+      { role: 'assistant', content: 'a4' },
+      { role: 'user', content: 'q5' },
+    ]);
+    await h.run([message('e2', 'q6')]);
+    const second = requestMessages(h.fake, 1);
+    expect(
+      second.some((m) => /oldest messages of this conversation were left out/.test(String(m['content']))),
+    ).toBe(true);
+    expect(second.some((m) => m['role'] === 'tool')).toBe(false);
+    expect(second.slice(-5)).toEqual([
+      { role: 'assistant', content: 'a3' },
+      { role: 'user', content: 'q4' },
+      { role: 'assistant', content: 'a4' },
+      { role: 'user', content: 'q5' },
+      { role: 'user', content: 'q6' },
+    ]);
+  });
+
   it('leaves old turns out with a marker when the conversation exceeds the context budget', async () => {
     h = await turnHarness({ yaml: 'agent:\n  context_budget_chars: 12000\n' });
     const session = await h.store.getOrCreateSession(SESSION_KEY);
