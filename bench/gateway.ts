@@ -328,6 +328,8 @@ const result = {
     embedded_vs_minimal_pipeline: pairedRatio('embedded', 'minimal_pipeline'),
     bullmq_jobs_vs_minimal_pipeline: pairedRatio('bullmq_jobs', 'minimal_pipeline'),
     bullmq_jobs_vs_bare_bullmq: pairedRatio('bullmq_jobs', 'bare_bullmq'),
+    // The floor a turn can reach against bare jobs: the minimal pipeline does a strict subset of a turn.
+    minimal_pipeline_vs_bare_bullmq: pairedRatio('minimal_pipeline', 'bare_bullmq'),
   },
   target: {
     vs_minimal_pipeline: 0.5,
