@@ -16,6 +16,9 @@ COPY tsconfig.json ./
 ENV HERMES_HOME=/data \
     HERMES_HTTP_HOST=0.0.0.0 \
     HERMES_HTTP_PORT=8642
+# Owned by the runtime user before it becomes a volume: a named volume starts with this ownership,
+# whereas a directory created by VOLUME alone is root's and the gateway could not write state.db.
+RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 EXPOSE 8642
 USER node
