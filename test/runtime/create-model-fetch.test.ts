@@ -80,6 +80,22 @@ function gate(): { wait: Promise<void>; open: () => void } {
   return { wait, open };
 }
 
+/**
+ * The first SSE event must be readable while the server still holds the rest back (the body
+ * streams, it is not buffered); then `rest` lets the server finish and the second one follows.
+ */
+async function expectStreamedInTwoParts(response: Response, rest: { open: () => void }): Promise<void> {
+  const reader = response.body!.getReader();
+  const first = await reader.read();
+  expect(Buffer.from(first.value!).toString()).toBe('data: first\n\n');
+  rest.open();
+  let tail = '';
+  for (let part = await reader.read(); !part.done; part = await reader.read()) {
+    tail += Buffer.from(part.value).toString();
+  }
+  expect(tail).toBe('data: second\n\n');
+}
+
 async function rejection(run: Promise<unknown>): Promise<Error & { cause?: unknown }> {
   try {
     await run;
@@ -165,15 +181,7 @@ describe('createModelFetch: responses', () => {
       void rest.wait.then(() => res.end('data: second\n\n'));
     });
     const response = await modelFetch(`${server.url}/stream`, { method: 'POST', body: '{}' });
-    const reader = response.body!.getReader();
-    const first = await reader.read();
-    expect(Buffer.from(first.value!).toString()).toBe('data: first\n\n');
-    rest.open();
-    let tail = '';
-    for (let part = await reader.read(); !part.done; part = await reader.read()) {
-      tail += Buffer.from(part.value).toString();
-    }
-    expect(tail).toBe('data: second\n\n');
+    await expectStreamedInTwoParts(response, rest);
   });
 
   it('gives status, status text and headers, repeated ones joined', async () => {
@@ -250,15 +258,7 @@ describe('createModelFetch: responses', () => {
       gzip.end('data: second\n\n');
     });
     const response = await modelFetch(server.url, { method: 'POST', body: '{}' });
-    const reader = response.body!.getReader();
-    const first = await reader.read();
-    expect(Buffer.from(first.value!).toString()).toBe('data: first\n\n');
-    rest.open();
-    let tail = '';
-    for (let part = await reader.read(); !part.done; part = await reader.read()) {
-      tail += Buffer.from(part.value).toString();
-    }
-    expect(tail).toBe('data: second\n\n');
+    await expectStreamedInTwoParts(response, rest);
   });
 
   it('passes an encoding it does not know through untouched', async () => {
