@@ -1,11 +1,11 @@
-/** A small least-recently-used map with a fixed number of entries. */
+/** A small least-recently-used map with a fixed number of entries (0 keeps nothing). */
 export class LruCache<K, V> {
   readonly #max: number;
   readonly #entries = new Map<K, V>();
 
   constructor(max: number) {
-    if (!Number.isInteger(max) || max < 1)
-      throw new RangeError(`LRU size must be a positive integer, got ${max}`);
+    if (!Number.isInteger(max) || max < 0)
+      throw new RangeError(`LRU size must be a non-negative integer, got ${max}`);
     this.#max = max;
   }
 

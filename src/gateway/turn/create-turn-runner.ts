@@ -3,6 +3,7 @@ import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import { HermesError } from '../../errors/hermes-error.js';
+import { LruCache } from '../../lib/lru-cache.js';
 import type { Registry } from '../../registry/create-registry.js';
 import type { Toolsets } from '../../registry/toolsets.js';
 import { createModelClient } from '../../runtime/create-model-client.js';
@@ -10,7 +11,6 @@ import type { InboxItem, SubmitResult, TurnContext, TurnHandler } from '../queue
 import type { GatewayStore } from '../store/gateway-store.js';
 import type { AgentTaskTable } from './agent-task-table.js';
 import { DEFAULT_MODEL_RETRY, type ModelRetryPolicy } from './call-model.js';
-import { LruCache } from './lru-cache.js';
 import { OutcomeLatch } from './outcome-latch.js';
 import { parkedStateSchema, RESUMING } from './parked-state.js';
 import type { ResumableApprovalGate } from './resumable-approval-gate.js';

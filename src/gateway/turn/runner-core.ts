@@ -1,12 +1,12 @@
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
+import type { LruCache } from '../../lib/lru-cache.js';
 import type { Registry } from '../../registry/create-registry.js';
 import type { Toolsets } from '../../registry/toolsets.js';
 import type { GatewayStore } from '../store/gateway-store.js';
 import type { AgentTaskTable } from './agent-task-table.js';
 import type { ModelRetryPolicy } from './call-model.js';
-import type { LruCache } from './lru-cache.js';
 import type { ResumableApprovalGate } from './resumable-approval-gate.js';
 import type { TurnEvents, TurnObserver } from './turn-events.js';
 

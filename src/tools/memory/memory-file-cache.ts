@@ -1,6 +1,7 @@
 import type { Stats } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
+import { LruCache } from '../../lib/lru-cache.js';
 import { parseEntries } from './memory-entries.js';
 
 export interface MemoryFileCacheOptions {
@@ -76,10 +77,8 @@ function sameStamp(stamp: Stamp, stats: Stats): boolean {
  * changes read the file with `load`, never from the cache.
  */
 export class MemoryFileCache {
-  readonly #maxFiles: number;
   readonly #recheckAfterMs: number;
-  /** In least-recently-used order (a Map keeps insertion order; a hit moves the path to the end). */
-  readonly #slots = new Map<string, Slot>();
+  readonly #slots: LruCache<string, Slot>;
   /** The one check or load in flight per path; a write removes it so its older result is dropped. */
   readonly #pending = new Map<string, Promise<readonly string[]>>();
   #hits = 0;
@@ -87,7 +86,7 @@ export class MemoryFileCache {
   #loads = 0;
 
   constructor(options: MemoryFileCacheOptions) {
-    this.#maxFiles = options.maxFiles;
+    this.#slots = new LruCache(options.maxFiles);
     this.#recheckAfterMs = options.recheckAfterMs;
   }
 
@@ -96,8 +95,6 @@ export class MemoryFileCache {
     const slot = this.#slots.get(path);
     if (slot !== undefined && performance.now() - slot.checkedAt < this.#recheckAfterMs) {
       this.#hits += 1;
-      this.#slots.delete(path);
-      this.#slots.set(path, slot);
       return Promise.resolve(slot.entries);
     }
     const inFlight = this.#pending.get(path);
@@ -106,7 +103,7 @@ export class MemoryFileCache {
       (fresh) => {
         if (this.#pending.get(path) === pending) {
           this.#pending.delete(path);
-          this.#keep(path, fresh);
+          this.#slots.set(path, fresh);
         }
         return fresh.entries;
       },
@@ -128,7 +125,7 @@ export class MemoryFileCache {
   wrote(path: string, entries: readonly string[]): void {
     this.#pending.delete(path);
     // The version stays unknown: the first check after the delay reads the file back once.
-    this.#keep(path, {
+    this.#slots.set(path, {
       entries: Object.freeze([...entries]),
       version: undefined,
       checkedAt: performance.now(),
@@ -179,16 +176,6 @@ export class MemoryFileCache {
       return { entries, version: stampOf(stats, observedAt), checkedAt: performance.now() };
     } finally {
       await handle.close();
-    }
-  }
-
-  #keep(path: string, slot: Slot): void {
-    this.#slots.delete(path);
-    this.#slots.set(path, slot);
-    while (this.#slots.size > this.#maxFiles) {
-      const oldest = this.#slots.keys().next();
-      if (oldest.done === true) break;
-      this.#slots.delete(oldest.value);
     }
   }
 }
