@@ -1,5 +1,6 @@
 import { runCli } from './cli.js';
 import { loadConfig } from './config/load-config.js';
+import { closeModelFetchAgent } from './runtime/create-model-fetch.js';
 
 /**
  * The composition root: the only module that reads process.env and process.argv or listens for
@@ -21,14 +22,19 @@ export async function main(): Promise<number> {
       process.once('SIGTERM', onSignal);
       process.once('SIGINT', onSignal);
     });
-  return runCli(
-    process.argv.slice(2),
-    {
-      stdin: process.stdin,
-      stdout: (text) => process.stdout.write(text),
-      stderr: (text) => process.stderr.write(text),
-      isTty: process.stdout.isTTY === true,
-    },
-    { loadConfig: () => loadConfig({ env }), baseEnv: env, stopSignal },
-  );
+  try {
+    return await runCli(
+      process.argv.slice(2),
+      {
+        stdin: process.stdin,
+        stdout: (text) => process.stdout.write(text),
+        stderr: (text) => process.stderr.write(text),
+        isTty: process.stdout.isTTY === true,
+      },
+      { loadConfig: () => loadConfig({ env }), baseEnv: env, stopSignal },
+    );
+  } finally {
+    // The model transport's connection pool is per process: closed once everything that used it is.
+    await closeModelFetchAgent();
+  }
 }
