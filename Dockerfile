@@ -1,17 +1,28 @@
 # hermes-gateway: one image for the gateway (`start`) and for scaled-out workers (`worker`).
-FROM node:20-bookworm-slim
 
-# better-sqlite3 compiles from source; ripgrep makes search_files fast; git/ssh/curl are common agent tools.
+# Build stage: better-sqlite3 compiles from source, which needs python3, make and g++; none of
+# them is needed to run, so they stay here.
+FROM node:20-bookworm-slim AS deps
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ ripgrep git openssh-client curl ca-certificates \
+ && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
-
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim
+# tini is PID 1: it reaps the orphans of commands the agent runs in the background (node would
+# leave them as zombies) and passes SIGTERM/SIGINT on to the gateway. ripgrep makes search_files
+# fast; git, ssh and curl are common agent tools.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini ripgrep git openssh-client curl ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
-COPY tsconfig.json ./
 
 ENV HERMES_HOME=/data \
     HERMES_HTTP_HOST=0.0.0.0 \
@@ -22,5 +33,5 @@ RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 EXPOSE 8642
 USER node
-ENTRYPOINT ["node", "bin/hermes-gateway"]
+ENTRYPOINT ["tini", "--", "node", "bin/hermes-gateway"]
 CMD ["start"]
