@@ -14,6 +14,8 @@ export interface BenchGateway {
   readonly gateway: Gateway;
   /** `http://127.0.0.1:<port>` */
   readonly origin: string;
+  /** Its HERMES_HOME (state.db, config.yaml), for worker processes sharing it. */
+  readonly home: string;
   /** Scratch working directory of the terminal tool. */
   readonly workdir: string;
   close(): Promise<void>;
@@ -33,6 +35,8 @@ export async function startBenchGateway(options: {
   readonly config?: readonly string[];
   readonly model?: string;
   readonly adapters?: readonly PlatformAdapter[];
+  /** Run workers in this process (default true); false leaves every turn to worker processes. */
+  readonly workers?: boolean;
 }): Promise<BenchGateway> {
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gw-'));
   const workdir = mkdtempSync(join(tmpdir(), 'hermes-bench-work-'));
@@ -58,11 +62,12 @@ export async function startBenchGateway(options: {
     role: 'gateway',
     ...(options.adapters !== undefined ? { adapters: options.adapters } : {}),
   });
-  const address = await gateway.start();
+  const address = await gateway.start({ workers: options.workers ?? true });
   if (address === undefined) throw new Error('the gateway did not listen');
   return {
     gateway,
     origin: address.replace('localhost', '127.0.0.1'),
+    home,
     workdir,
     async close() {
       await gateway.close();

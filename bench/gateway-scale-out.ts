@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { FAKE_ANSWER, FAKE_MODEL } from './gateway/fake-model-answer.js';
+import { createHttpPoster, type HttpPoster } from './gateway/http-poster.js';
+import { countKeys, deleteKeys, redisVersion } from './gateway/redis-keys.js';
+import { type BenchGateway, startBenchGateway } from './gateway/start-bench-gateway.js';
+import { startFakeModel } from './gateway/start-fake-model.js';
+import { startWorkerProcess, type WorkerProcess } from './gateway/start-worker-process.js';
+import { closedLoop, type LoadResult, perSecond } from './lib/closed-loop.js';
+import { environment, summarize } from './lib/stats.js';
+
+/**
+ * Scaling out in BullMQ mode: turns/s through the API server of a gateway that runs no workers
+ * itself, with 1 and with 2 `worker` processes (same HERMES_HOME, same Redis), against the
+ * baseline of one process doing everything (the default `start`, local-first). Zero-latency fake
+ * model in a child process, as in bench/gateway.ts; cases interleaved round by round. Also
+ * reports the CPU time per turn summed over the gateway and its worker processes, which shows
+ * what extra processes cost: whether they add throughput depends on the cores left free.
+ */
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? Number.NaN : Number(raw);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
+const CONCURRENCY = envInt('BENCH_SCALE_CONCURRENCY', 16);
+const ROUNDS = envInt('BENCH_SCALE_ROUNDS', 5);
+const PER_ROUND = envInt('BENCH_SCALE_PER_ROUND', 1000);
+const WARMUP = envInt('BENCH_SCALE_WARMUP', 500);
+
+const progress = (message: string) => process.stderr.write(`[bench gateway-scale-out] ${message}\n`);
+const rootPrefix = `hgscale-${randomBytes(4).toString('hex')}`;
+const model = await startFakeModel();
+const redis = await redisVersion();
+const queueConfig = ['queue:', `  concurrency: ${CONCURRENCY}`];
+
+interface Setup {
+  readonly gateway: BenchGateway;
+  readonly workers: readonly WorkerProcess[];
+  readonly poster: HttpPoster;
+}
+
+async function setup(name: string, workerProcesses: number): Promise<Setup> {
+  const gateway = await startBenchGateway({
+    mode: 'bullmq',
+    modelBaseURL: model.baseURL,
+    prefix: `${rootPrefix}-${name}`,
+    config: queueConfig,
+    workers: workerProcesses === 0,
+  });
+  const workers: WorkerProcess[] = [];
+  for (let i = 0; i < workerProcesses; i += 1) {
+    workers.push(
+      await startWorkerProcess({ home: gateway.home, workdir: gateway.workdir, modelBaseURL: model.baseURL }),
+    );
+  }
+  return { gateway, workers, poster: createHttpPoster(gateway.origin, CONCURRENCY) };
+}
+
+type CaseName = 'one_process' | 'workers_1' | 'workers_2';
+const setups: Record<CaseName, Setup> = {
+  one_process: await setup('one', 0),
+  workers_1: await setup('w1', 1),
+  workers_2: await setup('w2', 2),
+};
+const names = Object.keys(setups) as CaseName[];
+const body = JSON.stringify({ model: FAKE_MODEL, messages: [{ role: 'user', content: 'Say hello' }] });
+
+async function run(name: CaseName, total: number) {
+  const { poster, workers } = setups[name];
+  const cpuOf = async () => {
+    const own = process.cpuUsage();
+    const others = await Promise.all(workers.map((w) => w.cpuSeconds()));
+    return (own.user + own.system) / 1e6 + others.reduce<number>((sum, s) => sum + (s ?? 0), 0);
+  };
+  const before = await cpuOf();
+  const result = await closedLoop({
+    total,
+    concurrency: CONCURRENCY,
+    call: async () => {
+      const text = await poster.post('/v1/chat/completions', body);
+      if (!text.includes(FAKE_ANSWER)) throw new Error(`unexpected answer: ${text.slice(0, 200)}`);
+    },
+  });
+  return { result, cpuMsPerTurn: (((await cpuOf()) - before) * 1000) / total };
+}
+
+const runs = Object.fromEntries(names.map((n) => [n, [] as LoadResult[]])) as Record<CaseName, LoadResult[]>;
+const cpu = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<CaseName, number[]>;
+progress(`warm-up: ${WARMUP} turns per case`);
+for (const name of names) await run(name, WARMUP);
+for (let r = 0; r < ROUNDS; r += 1) {
+  progress(`round ${r + 1}/${ROUNDS}`);
+  for (const name of names.map((_, i) => names[(i + r) % names.length] as CaseName)) {
+    const { result, cpuMsPerTurn } = await run(name, PER_ROUND);
+    runs[name].push(result);
+    cpu[name].push(cpuMsPerTurn);
+  }
+}
+
+for (const { gateway, workers, poster } of Object.values(setups)) {
+  await poster.close();
+  await Promise.all(workers.map((w) => w.close()));
+  await gateway.close();
+}
+await model.close();
+const keysLeft = await countKeys(`${rootPrefix}*`);
+await deleteKeys(`${rootPrefix}*`);
+
+const figures = (name: CaseName) => {
+  const rates = summarize(runs[name].map(perSecond));
+  const latency = summarize(runs[name].flatMap((r) => r.latenciesMs));
+  const errors = runs[name].reduce((sum, r) => sum + r.errors, 0);
+  return {
+    turns_per_s: rates.median,
+    turns_per_s_min: rates.min,
+    turns_per_s_max: rates.max,
+    p50_ms: latency.median,
+    p99_ms: latency.p99,
+    cpu_ms_per_turn: summarize(cpu[name]).median,
+    ...(errors > 0 ? { errors, first_error: runs[name].find((r) => r.firstError)?.firstError } : {}),
+  };
+};
+const pairedRatio = (ours: CaseName) => {
+  const s = summarize(
+    runs[ours].map((run, i) => perSecond(run) / perSecond(runs.one_process[i] as LoadResult)),
+  );
+  return { median: s.median, min: s.min, max: s.max };
+};
+
+process.stdout.write(
+  `${JSON.stringify({
+    name: 'gateway-scale-out',
+    params: {
+      concurrency: CONCURRENCY,
+      worker_concurrency_per_process: CONCURRENCY,
+      rounds: ROUNDS,
+      turns_per_case_per_round: PER_ROUND,
+      warmup_turns_per_case: WARMUP,
+      requests: 'non-streaming POST /v1/chat/completions, one user message, a new session each',
+      workers_n:
+        'a gateway started with no workers of its own (every turn a BullMQ job) plus N `worker` processes on the same HERMES_HOME and Redis',
+      cpu_ms_per_turn:
+        'user + system CPU of this process (gateway and load generator) plus the worker processes, per turn; the fake model and Redis not included',
+      env_overrides: 'BENCH_SCALE_CONCURRENCY, _ROUNDS, _PER_ROUND, _WARMUP',
+    },
+    baseline: {
+      name: 'one process: gateway with its own workers (default start, local-first)',
+      ...figures('one_process'),
+    },
+    ours: { workers_1: figures('workers_1'), workers_2: figures('workers_2') },
+    ratio: {
+      workers_1_vs_one_process: pairedRatio('workers_1'),
+      workers_2_vs_one_process: pairedRatio('workers_2'),
+    },
+    target:
+      'none (reported so deployments can judge scaling out; adding processes helps only where cores are free)',
+    environment: { ...environment(), redis_version: redis, redis_keys_left_after_close: keysLeft },
+  })}\n`,
+);

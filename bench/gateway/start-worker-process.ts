@@ -1,0 +1,48 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+
+export interface WorkerProcess {
+  readonly pid: number | undefined;
+  /** CPU time (user + system, seconds) the process has used so far, read from /proc; undefined elsewhere. */
+  cpuSeconds(): Promise<number | undefined>;
+  close(): Promise<void>;
+}
+
+/** Starts `bench-worker-process.ts` (a `worker`-role gateway on `home`) and waits until its workers run. */
+export async function startWorkerProcess(options: {
+  readonly home: string;
+  readonly workdir: string;
+  readonly modelBaseURL: string;
+}): Promise<WorkerProcess> {
+  const child: ChildProcess = fork(
+    resolve(import.meta.dirname, 'bench-worker-process.ts'),
+    [options.home, options.workdir, options.modelBaseURL],
+    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: ['--import', import.meta.resolve('tsx')] },
+  );
+  await Promise.race([
+    once(child, 'message'),
+    once(child, 'exit').then(() => {
+      throw new Error('the bench worker process exited before it was ready');
+    }),
+  ]);
+  return {
+    pid: child.pid,
+    async cpuSeconds() {
+      try {
+        // Fields 14 and 15 of /proc/<pid>/stat: utime and stime in clock ticks (100 per second on Linux).
+        const fields = (await readFile(`/proc/${child.pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+        return (Number(fields[11]) + Number(fields[12])) / 100;
+      } catch {
+        return undefined;
+      }
+    },
+    async close() {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
