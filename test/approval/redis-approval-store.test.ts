@@ -66,7 +66,14 @@ describe('redis approval store', () => {
     await store.decide(request.id, { choice: 'session', userId: '42', decidedAt: clock.now() });
     await store.setSessionYolo(request.sessionKey, true);
     await store.open(makeRequest(clock, { command: 'still pending' }));
-    const [, keys] = await redis.scan('0', 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
+    // Follow the cursor to the end: one SCAN step covers only part of a database with other keys.
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await redis.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
+      keys.push(...batch);
+      cursor = next;
+    } while (cursor !== '0');
     expect(keys.length).toBeGreaterThanOrEqual(5);
     for (const key of keys) {
       const ttl = await redis.pttl(key);
