@@ -6,6 +6,7 @@ import { type QueueMode, startRoundTripGateway } from './approval-roundtrip/star
 import { startToolModel } from './approval-roundtrip/start-tool-model.js';
 import { createWallClock } from './approval-roundtrip/wall-clock.js';
 import { redisVersion } from './gateway/redis-keys.js';
+import { envInt } from './lib/env-int.js';
 import { memoryAfterGc } from './lib/memory.js';
 import { environment, round, summarize } from './lib/stats.js';
 
@@ -19,12 +20,6 @@ import { environment, round, summarize } from './lib/stats.js';
  * step). Baseline, interleaved round by round (A B B A …): recording a decision for a pending
  * request with the same gateway's approval gate / store.
  */
-
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? Number.NaN : Number(raw);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-}
 
 const ROUNDS = envInt('BENCH_APPROVAL_RT_ROUNDS', 200);
 const WARMUP = envInt('BENCH_APPROVAL_RT_WARMUP', 20);

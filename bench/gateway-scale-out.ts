@@ -6,6 +6,7 @@ import { type BenchGateway, startBenchGateway } from './gateway/start-bench-gate
 import { startFakeModel } from './gateway/start-fake-model.js';
 import { startWorkerProcess, type WorkerProcess } from './gateway/start-worker-process.js';
 import { closedLoop, type LoadResult, perSecond } from './lib/closed-loop.js';
+import { envInt } from './lib/env-int.js';
 import { environment, summarize } from './lib/stats.js';
 
 /**
@@ -16,12 +17,6 @@ import { environment, summarize } from './lib/stats.js';
  * reports the CPU time per turn summed over the gateway and its worker processes, which shows
  * what extra processes cost: whether they add throughput depends on the cores left free.
  */
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? Number.NaN : Number(raw);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-}
-
 const CONCURRENCY = envInt('BENCH_SCALE_CONCURRENCY', 16);
 const ROUNDS = envInt('BENCH_SCALE_ROUNDS', 5);
 const PER_ROUND = envInt('BENCH_SCALE_PER_ROUND', 1000);

@@ -9,6 +9,7 @@ import { countKeys, deleteKeys, redisVersion } from './gateway/redis-keys.js';
 import { startBenchGateway } from './gateway/start-bench-gateway.js';
 import { startFakeModel } from './gateway/start-fake-model.js';
 import { closedLoop, type LoadResult, perSecond } from './lib/closed-loop.js';
+import { envInt } from './lib/env-int.js';
 import { memoryAfterGc } from './lib/memory.js';
 import { environment, round, summarize } from './lib/stats.js';
 
@@ -22,12 +23,6 @@ import { environment, round, summarize } from './lib/stats.js';
  * 2 × N turns spread over M conversations in embedded mode (a fresh gateway, measured first so
  * the figures are not mixed with the other systems of the throughput phase).
  */
-
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? Number.NaN : Number(raw);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-}
 
 const CONCURRENCY = envInt('BENCH_GATEWAY_CONCURRENCY', 16);
 const ROUNDS = envInt('BENCH_GATEWAY_ROUNDS', 9);

@@ -44,22 +44,13 @@ export async function startBenchGateway(options: {
     join(home, 'config.yaml'),
     ['http:', '  port: 0', 'redis:', `  prefix: ${options.prefix}`, ...(options.config ?? []), ''].join('\n'),
   );
-  const config = loadConfig({
+  const gateway = await createBenchGateway({
     home,
-    env: {
-      TERMINAL_CWD: workdir,
-      OPENAI_BASE_URL: options.modelBaseURL,
-      OPENAI_API_KEY: 'sk-bench',
-      HERMES_MODEL: options.model ?? FAKE_MODEL,
-      ...(options.mode === 'bullmq' ? { REDIS_URL } : {}),
-    },
-  });
-  const gateway = await createGateway({
-    config,
-    logger: pino({ level: 'silent' }),
-    baseEnv: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: workdir },
-    builtinToolsDir: resolve(import.meta.dirname, '../../src/tools'),
+    workdir,
+    mode: options.mode,
+    modelBaseURL: options.modelBaseURL,
     role: 'gateway',
+    ...(options.model !== undefined ? { model: options.model } : {}),
     ...(options.adapters !== undefined ? { adapters: options.adapters } : {}),
   });
   const address = await gateway.start({ workers: options.workers ?? true });
@@ -75,4 +66,37 @@ export async function startBenchGateway(options: {
       rmSync(workdir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `createGateway` on an existing HERMES_HOME (its config.yaml already written): a silent logger,
+ * the model pointed at the bench's fake, Redis when `mode` is bullmq. Nothing started.
+ */
+export function createBenchGateway(options: {
+  readonly home: string;
+  readonly workdir: string;
+  readonly mode: QueueMode;
+  readonly modelBaseURL: string;
+  readonly role: 'gateway' | 'worker';
+  readonly model?: string;
+  readonly adapters?: readonly PlatformAdapter[];
+}): Promise<Gateway> {
+  const config = loadConfig({
+    home: options.home,
+    env: {
+      TERMINAL_CWD: options.workdir,
+      OPENAI_BASE_URL: options.modelBaseURL,
+      OPENAI_API_KEY: 'sk-bench',
+      HERMES_MODEL: options.model ?? FAKE_MODEL,
+      ...(options.mode === 'bullmq' ? { REDIS_URL } : {}),
+    },
+  });
+  return createGateway({
+    config,
+    logger: pino({ level: 'silent' }),
+    baseEnv: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: options.workdir },
+    builtinToolsDir: resolve(import.meta.dirname, '../../src/tools'),
+    role: options.role,
+    ...(options.adapters !== undefined ? { adapters: options.adapters } : {}),
+  });
 }
