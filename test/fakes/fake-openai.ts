@@ -19,6 +19,8 @@ export type FakeReply =
       readonly toolCalls?: readonly FakeToolCall[];
       /** Streaming only: send tool-call arguments in pieces of this many characters (default: one piece). */
       readonly argumentChunkSize?: number;
+      /** Wait this long before answering (a model that takes its time). */
+      readonly delayMs?: number;
     }
   | { readonly status: number; readonly error: string; readonly headers?: Record<string, string> }
   | { readonly hang: true }
@@ -100,6 +102,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       res.end(JSON.stringify({ error: { message: reply.error, type: 'fake_error' } }));
       return;
     }
+    if (reply.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     counter += 1;
     const id = `chatcmpl-fake-${counter}`;
     const model = typeof body['model'] === 'string' ? body['model'] : 'fake-model';
