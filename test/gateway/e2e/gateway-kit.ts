@@ -62,26 +62,37 @@ export async function startTestGateway(options: {
         options.yaml ?? '',
       ].join('\n'),
     );
-  const config = loadConfig({
-    home,
-    env: {
-      TERMINAL_CWD: workdir,
-      ...(options.mode === 'bullmq' ? { REDIS_URL } : {}),
-      ...options.env,
-    },
-  });
-  const gateway = await createGateway({
-    config,
-    logger: silentLogger,
-    baseEnv: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: workdir },
-    builtinToolsDir: TOOLS_DIR,
-    role: options.role ?? 'gateway',
-    ...(options.adapters !== undefined ? { adapters: options.adapters } : {}),
-  });
-  const address = await gateway.start({ workers: options.workers ?? true });
+  let gateway: Gateway | undefined;
+  let address: string | undefined;
+  try {
+    const config = loadConfig({
+      home,
+      env: {
+        TERMINAL_CWD: workdir,
+        ...(options.mode === 'bullmq' ? { REDIS_URL } : {}),
+        ...options.env,
+      },
+    });
+    gateway = await createGateway({
+      config,
+      logger: silentLogger,
+      baseEnv: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: workdir },
+      builtinToolsDir: TOOLS_DIR,
+      role: options.role ?? 'gateway',
+      ...(options.adapters !== undefined ? { adapters: options.adapters } : {}),
+    });
+    address = await gateway.start({ workers: options.workers ?? true });
+  } catch (error) {
+    // A gateway that was expected not to start leaves no directories behind.
+    await gateway?.close();
+    if (!reuse) rmSync(home, { recursive: true, force: true });
+    if (options.workdir === undefined) rmSync(workdir, { recursive: true, force: true });
+    throw error;
+  }
+  const started = gateway;
   const baseURL = `${address ?? 'http://127.0.0.1:0'}/v1`;
   return {
-    gateway,
+    gateway: started,
     home,
     workdir,
     baseURL,
@@ -95,10 +106,10 @@ export async function startTestGateway(options: {
         ...(clientOptions.headers !== undefined ? { defaultHeaders: clientOptions.headers } : {}),
       }),
     async stop() {
-      await gateway.close();
+      await started.close();
     },
     async close() {
-      await gateway.close();
+      await started.close();
       rmSync(home, { recursive: true, force: true });
       rmSync(workdir, { recursive: true, force: true });
       if (options.mode === 'bullmq') await deleteKeys(`${prefix}*`);
