@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -141,4 +142,34 @@ export async function waitFor(
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('condition not met in time');
+}
+
+const BIN = resolve(import.meta.dirname, '../../../bin/hermes-gateway');
+
+/**
+ * `hermes-gateway worker` in a child process, started the way an operator would, on the test
+ * gateway's HERMES_HOME and Redis. Its stderr goes to `onStderr`.
+ */
+export function spawnCliWorker(
+  gw: Pick<TestGateway, 'home' | 'workdir'>,
+  options: {
+    readonly env: Record<string, string>;
+    readonly logLevel: 'warn' | 'error';
+    readonly onStderr: (text: string) => void;
+  },
+): ChildProcess {
+  const child = spawn(BIN, ['worker'], {
+    env: {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      HOME: gw.workdir,
+      HERMES_HOME: gw.home,
+      REDIS_URL,
+      TERMINAL_CWD: gw.workdir,
+      HERMES_LOG_LEVEL: options.logLevel,
+      ...options.env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', (chunk: Buffer) => options.onStderr(chunk.toString()));
+  return child;
 }

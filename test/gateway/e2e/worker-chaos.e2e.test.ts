@@ -1,12 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
-import { REDIS_URL, startTestGateway, type TestGateway } from './gateway-kit.js';
+import { spawnCliWorker, startTestGateway, type TestGateway } from './gateway-kit.js';
 
-const bin = resolve(import.meta.dirname, '../../../bin/hermes-gateway');
 const CONVERSATIONS = 8;
 /** Each conversation sends at least this many messages, and goes on until enough kills happened. */
 const MIN_MESSAGES = 12;
@@ -73,20 +72,12 @@ describe.each([
     const killed = new Set<number>();
     let stderr = '';
     const startWorker = () => {
-      const child = spawn(bin, ['worker'], {
-        env: {
-          PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-          HOME: testGateway.workdir,
-          HERMES_HOME: testGateway.home,
-          REDIS_URL,
-          TERMINAL_CWD: testGateway.workdir,
-          HERMES_LOG_LEVEL: 'error',
-          ...env,
+      const child = spawnCliWorker(testGateway, {
+        env,
+        logLevel: 'error',
+        onStderr: (text) => {
+          stderr += text;
         },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      child.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
       });
       children.add(child);
       return child;

@@ -1,11 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
-import { REDIS_URL, startTestGateway, type TestGateway, waitFor } from './gateway-kit.js';
-
-const bin = resolve(import.meta.dirname, '../../../bin/hermes-gateway');
+import { spawnCliWorker, startTestGateway, type TestGateway, waitFor } from './gateway-kit.js';
 
 describe('a worker killed mid-turn (BullMQ)', () => {
   let fake: FakeOpenAi | undefined;
@@ -37,21 +35,13 @@ describe('a worker killed mid-turn (BullMQ)', () => {
     gw = await startTestGateway({ mode: 'bullmq', env, workers: false });
     const testGateway = gw;
     // A separate worker process, started the way an operator would: `hermes-gateway worker`.
-    child = spawn(bin, ['worker'], {
-      env: {
-        PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-        HOME: testGateway.workdir,
-        HERMES_HOME: testGateway.home,
-        REDIS_URL,
-        TERMINAL_CWD: testGateway.workdir,
-        HERMES_LOG_LEVEL: 'warn',
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
     let childErrors = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      childErrors += chunk.toString();
+    child = spawnCliWorker(testGateway, {
+      env,
+      logLevel: 'warn',
+      onStderr: (text) => {
+        childErrors += text;
+      },
     });
 
     const answer = testGateway.client().chat.completions.create({
