@@ -65,13 +65,13 @@ describe('Dockerfile', () => {
   it('keeps the compiler toolchain out of the runtime image', () => {
     expect(all.length).toBeGreaterThanOrEqual(2);
     const runtimeRuns = args(runtime, 'RUN').join(' ');
-    for (const tool of ['g++', 'make', 'python3'])
-      expect(runtimeRuns).not.toMatch(new RegExp(`\\s${tool.replace('+', '\\+')}\\b`));
+    const runtimePackages = runtimeRuns.split(/\s+/);
+    for (const tool of ['g++', 'make', 'python3']) expect(runtimePackages).not.toContain(tool);
     const build = all
       .slice(0, -1)
       .flatMap((stage) => args(stage, 'RUN'))
       .join(' ');
-    expect(build).toMatch(/\bg\+\+/);
+    expect(build.split(/\s+/)).toContain('g++');
     expect(build).toMatch(/npm ci --omit=dev/);
     expect(args(runtime, 'COPY').some((a) => a.startsWith('--from=') && a.includes('node_modules'))).toBe(
       true,
