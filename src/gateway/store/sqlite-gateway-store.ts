@@ -11,6 +11,7 @@ import { createOutboxRepo } from './sqlite-outbox-repo.js';
 import { createPairingRepo } from './sqlite-pairing-repo.js';
 import { createParkedTurnRepo } from './sqlite-parked-turn-repo.js';
 import { createSessionRepo } from './sqlite-session-repo.js';
+import { createSqliteWriteBatch } from './sqlite-write-batch.js';
 
 export interface SqliteGatewayStoreOptions {
   /** `$HERMES_HOME/state.db` in production (main.ts passes it); `:memory:` works for throwaway use. */
@@ -39,9 +40,11 @@ export interface SqliteGatewayStore extends GatewayStore {
 }
 
 /**
- * The embedded gateway store: one SQLite file in WAL mode. better-sqlite3 is synchronous, so each
- * method runs to completion on the event loop; writes that read first run in IMMEDIATE
- * transactions so a second process on the same file (the CLI, say) cannot interleave.
+ * The embedded gateway store: one SQLite file in WAL mode. better-sqlite3 is synchronous, so reads
+ * run to completion on the event loop when called; writes are grouped per event-loop tick into
+ * one commit (`createSqliteWriteBatch`) and resolve once it is durable. Writes that read first
+ * run in IMMEDIATE transactions so a second process on the same file (the CLI, say) cannot
+ * interleave.
  */
 export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): SqliteGatewayStore {
   const now = options.now ?? Date.now;
@@ -62,16 +65,30 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
   let closed = false;
   indexer.start(options.searchIndexIntervalMs ?? DEFAULT_SEARCH_INDEX_INTERVAL_MS);
 
-  /** Runs synchronous work as a Promise, turning driver errors into `store_failed`. */
+  const batch = createSqliteWriteBatch(db);
+
+  function storeError(what: string, error: unknown): unknown {
+    if (error instanceof HermesError) return error;
+    return new HermesError('store_failed', `state store ${what} failed: ${errorText(error)}`, { cause: error });
+  }
+
+  /** Runs synchronous reads as a Promise, turning driver errors into `store_failed`. */
   async function run<T>(what: string, work: () => T): Promise<T> {
     if (closed) throw new HermesError('store_failed', `state store is closed (${what})`);
     try {
       return work();
     } catch (error) {
-      if (error instanceof HermesError) throw error;
-      throw new HermesError('store_failed', `state store ${what} failed: ${errorText(error)}`, {
-        cause: error,
-      });
+      throw storeError(what, error);
+    }
+  }
+
+  /** Writes go through the group commit: resolved once committed (see createSqliteWriteBatch). */
+  async function write<T>(what: string, work: () => T): Promise<T> {
+    if (closed) throw new HermesError('store_failed', `state store is closed (${what})`);
+    try {
+      return await batch.write(work);
+    } catch (error) {
+      throw storeError(what, error);
     }
   }
 
@@ -79,14 +96,14 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
     path: options.path,
     db,
 
-    getOrCreateSession: (key) => run('getOrCreateSession', () => sessions.getOrCreate(key)),
+    getOrCreateSession: (key) => write('getOrCreateSession', () => sessions.getOrCreate(key)),
     getSession: (key) => run('getSession', () => sessions.get(key)),
-    rotateSession: (key) => run('rotateSession', () => sessions.rotate(key)),
-    updateSession: (key, patch) => run('updateSession', () => sessions.update(key, patch)),
+    rotateSession: (key) => write('rotateSession', () => sessions.rotate(key)),
+    updateSession: (key, patch) => write('updateSession', () => sessions.update(key, patch)),
     listSessions: (listOptions = {}) => run('listSessions', () => sessions.list(listOptions)),
     sessionKeyOf: (sessionId) => run('sessionKeyOf', () => sessions.keyOf(sessionId)),
 
-    appendMessages: (sessionId, batch) => run('appendMessages', () => messages.append(sessionId, batch)),
+    appendMessages: (sessionId, list) => write('appendMessages', () => messages.append(sessionId, list)),
     listMessages: (sessionId, listOptions = {}) =>
       run('listMessages', () => messages.list(sessionId, listOptions)),
     countMessages: (sessionId) => run('countMessages', () => messages.count(sessionId)),
@@ -94,26 +111,26 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
       run('searchMessages', () => messages.search(query, searchOptions)),
 
     markEventProcessed: (platform, eventId, ttlMs) =>
-      run('markEventProcessed', () => ledger.markEventProcessed(platform, eventId, ttlMs)),
-    recordDelivery: (input) => run('recordDelivery', () => ledger.recordDelivery(input)),
+      write('markEventProcessed', () => ledger.markEventProcessed(platform, eventId, ttlMs)),
+    recordDelivery: (input) => write('recordDelivery', () => ledger.recordDelivery(input)),
     getDelivery: (receiptKey) => run('getDelivery', () => ledger.getDelivery(receiptKey)),
 
-    addPairingCode: (input) => run('addPairingCode', () => pairing.add(input)),
+    addPairingCode: (input) => write('addPairingCode', () => pairing.add(input)),
     listPairingCodes: (platform) => run('listPairingCodes', () => pairing.listCodes(platform)),
     consumePairingCode: (platform, code, approvedBy) =>
-      run('consumePairingCode', () => pairing.consume(platform, code, approvedBy)),
-    clearPairingCodes: (platform) => run('clearPairingCodes', () => pairing.clearCodes(platform)),
+      write('consumePairingCode', () => pairing.consume(platform, code, approvedBy)),
+    clearPairingCodes: (platform) => write('clearPairingCodes', () => pairing.clearCodes(platform)),
     isPairedUser: (platform, userId) => run('isPairedUser', () => pairing.isPaired(platform, userId)),
     listPairedUsers: (platform) => run('listPairedUsers', () => pairing.listUsers(platform)),
-    revokePairedUser: (platform, userId) => run('revokePairedUser', () => pairing.revoke(platform, userId)),
+    revokePairedUser: (platform, userId) => write('revokePairedUser', () => pairing.revoke(platform, userId)),
 
-    saveParkedTurn: (input) => run('saveParkedTurn', () => parked.save(input)),
+    saveParkedTurn: (input) => write('saveParkedTurn', () => parked.save(input)),
     getParkedTurn: (turnId) => run('getParkedTurn', () => parked.get(turnId)),
-    takeParkedTurn: (turnId) => run('takeParkedTurn', () => parked.take(turnId)),
-    deleteParkedTurn: (turnId) => run('deleteParkedTurn', () => parked.delete(turnId)),
+    takeParkedTurn: (turnId) => write('takeParkedTurn', () => parked.take(turnId)),
+    deleteParkedTurn: (turnId) => write('deleteParkedTurn', () => parked.delete(turnId)),
     listParkedTurns: (listOptions = {}) => run('listParkedTurns', () => parked.list(listOptions)),
 
-    saveActionPrompt: (input) => run('saveActionPrompt', () => control.savePrompt(input)),
+    saveActionPrompt: (input) => write('saveActionPrompt', () => control.savePrompt(input)),
     getActionPrompt: (promptId) => run('getActionPrompt', () => control.getPrompt(promptId)),
     findActionPromptByRequest: (requestId) =>
       run('findActionPromptByRequest', () => control.findPromptByRequest(requestId)),
@@ -121,23 +138,23 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
       run('findActionPromptByMessage', () => control.findPromptByMessage(platform, chatId, messageId)),
     listActionPrompts: (listOptions = {}) => run('listActionPrompts', () => control.listPrompts(listOptions)),
     resolveActionPrompt: (promptId, resolution) =>
-      run('resolveActionPrompt', () => control.resolvePrompt(promptId, resolution)),
+      write('resolveActionPrompt', () => control.resolvePrompt(promptId, resolution)),
 
-    recordDeliveryFailure: (input) => run('recordDeliveryFailure', () => control.recordFailure(input)),
+    recordDeliveryFailure: (input) => write('recordDeliveryFailure', () => control.recordFailure(input)),
     takeDeliveryFailures: (platform, chatId) =>
-      run('takeDeliveryFailures', () => control.takeFailures(platform, chatId)),
+      write('takeDeliveryFailures', () => control.takeFailures(platform, chatId)),
 
-    setHomeChannel: (input) => run('setHomeChannel', () => homes.set(input)),
+    setHomeChannel: (input) => write('setHomeChannel', () => homes.set(input)),
     getHomeChannel: (platform) => run('getHomeChannel', () => homes.get(platform)),
 
-    enqueueOutbox: (input) => run('enqueueOutbox', () => outbox.enqueue(input)),
+    enqueueOutbox: (input) => write('enqueueOutbox', () => outbox.enqueue(input)),
     getOutbox: (id) => run('getOutbox', () => outbox.get(id)),
     listOutbox: (listOptions) => run('listOutbox', () => outbox.list(listOptions)),
-    markOutboxAttempt: (id) => run('markOutboxAttempt', () => outbox.markAttempt(id)),
-    completeOutbox: (id, outcome = 'delivered') => run('completeOutbox', () => outbox.complete(id, outcome)),
+    markOutboxAttempt: (id) => write('markOutboxAttempt', () => outbox.markAttempt(id)),
+    completeOutbox: (id, outcome = 'delivered') => write('completeOutbox', () => outbox.complete(id, outcome)),
 
     prune: (pruneOptions = {}) =>
-      run('prune', () => {
+      write('prune', () => {
         const { events, deliveries } = ledger.prune(pruneOptions);
         const retention = pruneOptions.deliveryRetentionMs ?? DEFAULT_DELIVERY_RETENTION_MS;
         const { actionPrompts, deliveryFailures } = control.prune(now() - retention);
@@ -157,6 +174,8 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
     close: async () => {
       if (closed) return;
       closed = true;
+      // Writes already accepted are committed (or rejected) before the connection goes.
+      batch.flush();
       indexer.stop();
       try {
         indexer.catchUp();

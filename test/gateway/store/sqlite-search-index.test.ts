@@ -191,12 +191,17 @@ describe('deferred search indexing', () => {
     const store = fixture.open(join(fixture.dir(), 'state.db'), manualClock(), {
       searchIndexIntervalMs: 1000,
     });
-    const { sessionId } = await store.getOrCreateSession(KEY);
+    // Writes commit at the next setImmediate (the group commit), faked here too: run it by hand.
+    const created = store.getOrCreateSession(KEY);
+    vi.advanceTimersByTime(0);
+    const { sessionId } = await created;
     const count = INDEX_BATCH_SIZE + 10;
-    await store.appendMessages(
+    const appended = store.appendMessages(
       sessionId,
       Array.from({ length: count }, (_, i) => ({ role: 'user' as const, content: `hello ${i}` })),
     );
+    vi.advanceTimersByTime(0);
+    await appended;
     vi.advanceTimersByTime(999);
     expect(watermark(store.db)).toBe(0);
     vi.advanceTimersToNextTimer(); // the interval: one batch
