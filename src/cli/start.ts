@@ -3,6 +3,7 @@ import type { Config } from '../config/config-schema.js';
 import { createGateway, type GatewayRole } from '../gateway/create-gateway.js';
 import { telegramAdapterFromConfig } from '../platforms/telegram/telegram-from-config.js';
 import { type CliIo, EXIT_OK } from './cli-io.js';
+import { listenAddressText } from './listen-address-text.js';
 
 export interface StartDeps {
   readonly config: Config;
@@ -44,6 +45,7 @@ export async function runStart(io: CliIo, deps: StartDeps, role: GatewayRole): P
     {
       role,
       http: address ?? null,
+      ...(address !== undefined ? { listen: `${config.http.host}:${new URL(address).port}` } : {}),
       platforms,
       queue: gateway.queue.kind,
       store: gateway.store.path,
@@ -61,7 +63,7 @@ export async function runStart(io: CliIo, deps: StartDeps, role: GatewayRole): P
       [
         '',
         `hermes-gateway ${role === 'gateway' ? '' : 'worker '}is running`,
-        ...(address !== undefined ? [`  http:      ${address}  (OpenAI API at ${address}/v1)`] : []),
+        ...(address !== undefined ? [`  http:      ${listenAddressText(config.http.host, address)}`] : []),
         `  platforms: ${platforms.length > 0 ? platforms.join(', ') : 'none'}`,
         `  queue:     ${gateway.queue.kind}${gateway.queue.kind === 'embedded' ? ' (set REDIS_URL to scale out)' : ''}`,
         `  store:     ${gateway.store.path}`,
