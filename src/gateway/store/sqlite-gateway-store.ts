@@ -69,7 +69,9 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
 
   function storeError(what: string, error: unknown): unknown {
     if (error instanceof HermesError) return error;
-    return new HermesError('store_failed', `state store ${what} failed: ${errorText(error)}`, { cause: error });
+    return new HermesError('store_failed', `state store ${what} failed: ${errorText(error)}`, {
+      cause: error,
+    });
   }
 
   /** Runs synchronous reads as a Promise, turning driver errors into `store_failed`. */
@@ -151,7 +153,8 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
     getOutbox: (id) => run('getOutbox', () => outbox.get(id)),
     listOutbox: (listOptions) => run('listOutbox', () => outbox.list(listOptions)),
     markOutboxAttempt: (id) => write('markOutboxAttempt', () => outbox.markAttempt(id)),
-    completeOutbox: (id, outcome = 'delivered') => write('completeOutbox', () => outbox.complete(id, outcome)),
+    completeOutbox: (id, outcome = 'delivered') =>
+      write('completeOutbox', () => outbox.complete(id, outcome)),
 
     prune: (pruneOptions = {}) =>
       write('prune', () => {

@@ -20,7 +20,9 @@ interface QueuedWrite {
   readonly reject: (error: unknown) => void;
 }
 
-type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+type Outcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: unknown };
 
 /** Thrown inside the group when SQLite rolled the whole transaction back on its own. */
 class GroupAborted extends Error {

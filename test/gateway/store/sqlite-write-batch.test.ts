@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSqliteWriteBatch, MAX_WRITES_PER_COMMIT } from '../../../src/gateway/store/sqlite-write-batch.js';
+import {
+  createSqliteWriteBatch,
+  MAX_WRITES_PER_COMMIT,
+} from '../../../src/gateway/store/sqlite-write-batch.js';
 import { storeFixture } from './store-fixture.js';
 
 const fixture = storeFixture();
@@ -187,10 +190,12 @@ describe('gateway store writes go through the group commit', () => {
     const accepted = store.appendMessages(sessionId, [{ role: 'user', content: 'just before close' }]);
     await store.close();
     expect((await accepted)[0]?.content).toBe('just before close');
-    await expect(store.appendMessages(sessionId, [{ role: 'user', content: 'after' }])).rejects.toMatchObject({
-      code: 'store_failed',
-      message: expect.stringContaining('closed'),
-    });
+    await expect(store.appendMessages(sessionId, [{ role: 'user', content: 'after' }])).rejects.toMatchObject(
+      {
+        code: 'store_failed',
+        message: expect.stringContaining('closed'),
+      },
+    );
 
     const reopened = fixture.open(path);
     const messages = await reopened.listMessages(sessionId);
