@@ -25,6 +25,8 @@ export function createMemoryEventBus(): EventBus {
         if (current?.size === 0) listeners.delete(channel);
       };
     },
+    // Every listener is in this process already.
+    claimKey: () => () => {},
     async close() {
       closed = true;
       listeners.clear();

@@ -70,16 +70,19 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
 
   /**
    * One bus message per event: on its platform's channel (every listener of a platform routes by
-   * event id or chat), or on the session's channel when the event has no origin.
+   * event id or chat), or on the session's channel when the event has no origin. Routed by the
+   * event ids, so a request waiting in this process gets it without a trip through Redis.
    */
   async function publish(event: GatewayEvent): Promise<void> {
     const channel = event.origin === undefined ? event.sessionKey : platformChannel(event.origin.platform);
-    await bus.publish(channel, event as unknown as JsonValue).catch((error: unknown) => {
-      logger.error(
-        { sessionKey: event.sessionKey, turnId: event.turnId, channel, err: (error as Error).message },
-        'event publish failed',
-      );
-    });
+    await bus
+      .publish(channel, event as unknown as JsonValue, { keys: event.eventIds })
+      .catch((error: unknown) => {
+        logger.error(
+          { sessionKey: event.sessionKey, turnId: event.turnId, channel, err: (error as Error).message },
+          'event publish failed',
+        );
+      });
   }
 
   const eventIds = (event: { readonly eventIds?: readonly string[] }) => [...(event.eventIds ?? [])];

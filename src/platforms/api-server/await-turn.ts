@@ -21,12 +21,26 @@ export interface TurnWatcher {
   close(): Promise<void>;
 }
 
+export interface TurnWatcherOptions {
+  /**
+   * The event ids are minted in this process (an API request's random id), so no other process can
+   * be waiting for them: each watched id is claimed on the bus (`EventBus.claimKey`) and the turns
+   * this process runs for them answer in-process. Leave it off for ids that come from outside (a
+   * webhook sender's delivery id may reach another gateway too).
+   */
+  readonly idsMintedHere?: boolean;
+}
+
 /**
  * One subscription to a platform's bus channel, shared by every request waiting for a turn:
  * events are routed to waiters by inbound event id in this process, so a request costs no
  * subscribe/unsubscribe round trip (in scale-out mode those are Redis commands).
  */
-export function createTurnWatcher(bus: EventBus, channel: string): TurnWatcher {
+export function createTurnWatcher(
+  bus: EventBus,
+  channel: string,
+  watcherOptions: TurnWatcherOptions = {},
+): TurnWatcher {
   const waiters = new Map<string, Waiter>();
   let subscription: Promise<() => Promise<void>> | undefined;
 
@@ -50,7 +64,10 @@ export function createTurnWatcher(bus: EventBus, channel: string): TurnWatcher {
       const done = new Promise<TurnEnd>((resolve) => {
         settle = resolve;
       });
+      const release =
+        watcherOptions.idsMintedHere === true ? bus.claimKey(channel, options.eventId) : () => {};
       const finish = (end: TurnEnd) => {
+        release();
         if (waiters.get(options.eventId)?.finish !== finish) return;
         waiters.delete(options.eventId);
         clearTimeout(timer);
@@ -62,6 +79,7 @@ export function createTurnWatcher(bus: EventBus, channel: string): TurnWatcher {
         done,
         cancel() {
           if (waiters.get(options.eventId)?.finish === finish) waiters.delete(options.eventId);
+          release();
           clearTimeout(timer);
         },
       };

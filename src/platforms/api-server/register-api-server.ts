@@ -36,7 +36,8 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
   const { config, logger } = deps;
   const key = config.platforms.api_server.key;
   const modelName = config.model.name ?? 'hermes-agent';
-  const turns = createTurnWatcher(deps.bus, platformChannel('api_server'));
+  // Request ids are random UUIDs minted below: only this process can be waiting for them.
+  const turns = createTurnWatcher(deps.bus, platformChannel('api_server'), { idsMintedHere: true });
   const now = deps.now ?? Date.now;
 
   app.addHook('onRequest', async (request, reply) => {

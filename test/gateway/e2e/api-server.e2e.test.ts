@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
-import { type QueueMode, startTestGateway, type TestGateway } from './gateway-kit.js';
+import { type QueueMode, REDIS_URL, startTestGateway, type TestGateway, waitFor } from './gateway-kit.js';
 
 const modes: QueueMode[] = ['embedded', 'bullmq'];
 
@@ -93,6 +94,42 @@ describe.each(modes)('gateway through the API server (%s queue)', (mode) => {
     expect(text).toBe('A streamed answer that spans several chunks of text.');
     expect(finish).toBe('stop');
   });
+
+  it.runIf(mode === 'bullmq')(
+    'answers the turns it runs itself without a trip through Redis pub/sub',
+    async () => {
+      await start();
+      const spy = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+      const crossed: string[] = [];
+      spy.on('pmessage', (_pattern: string, channel: string) => crossed.push(channel));
+      try {
+        await spy.psubscribe(`${gw.prefix}:events:*`);
+        writeFileSync(join(gw.workdir, 'notes.txt'), 'the secret word is pineapple\n');
+        fake.script(
+          {
+            content: '',
+            toolCalls: [{ name: 'read_file', arguments: JSON.stringify({ path: 'notes.txt' }) }],
+          },
+          { content: 'The word is pineapple.' },
+        );
+        const stream = await gw.client().chat.completions.create({
+          model: 'fake-model',
+          stream: true,
+          messages: [{ role: 'user', content: 'What is the secret word in notes.txt?' }],
+        });
+        let text = '';
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+        expect(text).toBe('The word is pineapple.');
+
+        // The spy works: an event nobody here claimed does cross Redis.
+        await gw.gateway.bus.publish('platform:api_server', { type: 'final', eventIds: ['api:elsewhere'] });
+        await waitFor(() => crossed.length > 0);
+        expect(crossed).toEqual([`${gw.prefix}:events:platform:api_server`]);
+      } finally {
+        spy.disconnect();
+      }
+    },
+  );
 
   it('denies a dangerous command at once on this unattended platform, and nothing runs', async () => {
     await start();
