@@ -314,6 +314,9 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
     app,
     unavailableReason,
     async start(startOptions = {}) {
+      // Commands left running by a gateway or worker process that died are killed first (and
+      // then every few seconds), before a retry of their turn can start them again.
+      runtime.commandGroups.start();
       if (startOptions.workers !== false) await startWorkers();
       await control?.start();
       const timer = setInterval(() => void sweep(), options.sweepIntervalMs ?? 15_000);

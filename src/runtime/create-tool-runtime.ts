@@ -19,6 +19,7 @@ import type { ToolServices } from '../registry/tool-services.js';
 import { createToolsets, type Toolsets } from '../registry/toolsets.js';
 import type { SessionSearchService } from '../tools/agent/agent-services.js';
 import { MemoryStore } from '../tools/memory/memory-store.js';
+import { type CommandGroupLedger, createCommandGroupLedger } from '../tools/terminal/command-group-ledger.js';
 import { createProcessTable, type ProcessTable } from '../tools/terminal/process-table.js';
 import { TodoStore } from '../tools/todo/todo-store.js';
 import { createModelClient } from './create-model-client.js';
@@ -34,6 +35,11 @@ export interface ToolRuntime {
   readonly approvals: ResumableApprovalGate;
   readonly approvalStore: ApprovalStore;
   readonly processes: ProcessTable;
+  /**
+   * Command process groups of this process, recorded under HERMES_HOME; `start()` (the gateway and
+   * worker do) sweeps those left by processes that died.
+   */
+  readonly commandGroups: CommandGroupLedger;
   readonly tasks: AgentTaskTable;
   readonly memoryStore: MemoryStore;
   readonly todoStore: TodoStore;
@@ -79,7 +85,8 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     ...optionalReviewer(config, logger),
   });
   const approvals = createResumableApprovalGate(approvalGate);
-  const processes = createProcessTable();
+  const commandGroups = createCommandGroupLedger({ dir: join(config.home, 'run', 'command-groups'), logger });
+  const processes = createProcessTable({ ledger: commandGroups });
   const tasks = createAgentTaskTable();
   const memoryStore = new MemoryStore({ root: join(config.home, 'memories') });
   const todoStore = new TodoStore();
@@ -98,6 +105,7 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     logger,
     approvalGate: approvals.gate,
     processes,
+    commandGroups,
     baseEnv: options.baseEnv,
     memoryStore,
     todoStore,
@@ -125,6 +133,7 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     approvals,
     approvalStore,
     processes,
+    commandGroups,
     tasks,
     memoryStore,
     todoStore,
@@ -132,6 +141,7 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     close() {
       closing ??= (async () => {
         await processes.close();
+        commandGroups.close();
         if (redis !== undefined) await redis.quit().catch(() => redis.disconnect());
       })();
       return closing;

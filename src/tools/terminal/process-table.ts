@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ExecBackend } from '../../approval/approval-types.js';
 import { HermesError } from '../../errors/hermes-error.js';
 import { BackgroundProcess } from './background-process.js';
-import { type SpawnPlan, startGroup } from './spawn-group.js';
+import { type SpawnPlan, type StartGroupOptions, startGroup } from './spawn-group.js';
 
 export interface ProcessTableOptions {
   /** Live background processes one session may have (default 16). */
@@ -18,6 +18,8 @@ export interface ProcessTableOptions {
   /** Milliseconds between SIGTERM and SIGKILL (default 2000). */
   readonly killGraceMs?: number;
   readonly now?: () => number;
+  /** Records each process group so it dies with this process (createCommandGroupLedger). */
+  readonly ledger?: StartGroupOptions['ledger'];
 }
 
 export interface StartBackgroundInput {
@@ -113,7 +115,11 @@ export function createProcessTable(options: ProcessTableOptions = {}): ProcessTa
         bufferChars,
         now,
       });
-      const spawning = startGroup(input.plan, { onOutput: (text) => proc.output.append(text), killGraceMs });
+      const spawning = startGroup(input.plan, {
+        onOutput: (text) => proc.output.append(text),
+        killGraceMs,
+        ...(options.ledger !== undefined ? { ledger: options.ledger } : {}),
+      });
       starting.add(spawning);
       try {
         proc.attach(await spawning, input.lifetimeMs);

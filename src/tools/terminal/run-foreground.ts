@@ -1,5 +1,5 @@
 import { HeadTailCollector } from './cap-output.js';
-import { type SpawnPlan, startGroup } from './spawn-group.js';
+import { type SpawnPlan, type StartGroupOptions, startGroup } from './spawn-group.js';
 
 export interface ForegroundOptions {
   readonly timeoutMs: number;
@@ -7,6 +7,7 @@ export interface ForegroundOptions {
   /** Characters of output kept (head and tail). */
   readonly maxOutputChars: number;
   readonly killGraceMs?: number;
+  readonly ledger?: StartGroupOptions['ledger'];
 }
 
 export interface ForegroundResult {
@@ -27,6 +28,7 @@ export async function runForeground(plan: SpawnPlan, options: ForegroundOptions)
   const group = await startGroup(plan, {
     onOutput: (text) => collector.push(text),
     ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+    ...(options.ledger !== undefined ? { ledger: options.ledger } : {}),
   });
   let timedOut = false;
   let aborted = false;

@@ -113,6 +113,7 @@ export async function runTerminal(
     timeoutMs: timeoutS * 1000,
     signal: ctx.signal,
     maxOutputChars: terminal.max_output_chars,
+    ...(services.commandGroups !== undefined ? { ledger: services.commandGroups } : {}),
   });
   if (result.aborted) throw aborted();
   const output = cleanOutput(result.output, secretValues(services.config)).trim();

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { HermesError } from '../../errors/hermes-error.js';
+import type { CommandGroupLedger } from './command-group-ledger.js';
 
 /** What to start: a program and its arguments (never a shell string built from pieces). */
 export interface SpawnPlan {
@@ -33,6 +34,8 @@ export interface StartGroupOptions {
   readonly killGraceMs?: number;
   /** Milliseconds to wait for the pipes to close after the leader exited (default 1000). */
   readonly drainMs?: number;
+  /** Records the group so it is killed if this process dies first (see createCommandGroupLedger). */
+  readonly ledger?: Pick<CommandGroupLedger, 'env' | 'track'>;
 }
 
 /**
@@ -46,7 +49,7 @@ export async function startGroup(plan: SpawnPlan, options: StartGroupOptions): P
   const drainMs = options.drainMs ?? 1000;
   const child = spawn(plan.file, [...plan.args], {
     cwd: plan.cwd,
-    env: { ...plan.env },
+    env: { ...plan.env, ...options.ledger?.env },
     detached: true,
     stdio: [plan.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     windowsHide: true,
@@ -65,6 +68,7 @@ export async function startGroup(plan: SpawnPlan, options: StartGroupOptions): P
     // After a successful spawn the only errors are failed signals; the exit path handles them.
   });
   const pid = child.pid as number;
+  const forget = options.ledger?.track(pid) ?? (() => {});
   if (plan.input !== undefined && child.stdin !== null) {
     child.stdin.on('error', () => {
       // EPIPE when the command exits without reading its input: nothing to do.
@@ -108,6 +112,7 @@ export async function startGroup(plan: SpawnPlan, options: StartGroupOptions): P
       leaderExit = { exitCode, signal };
       signalGroup('SIGKILL');
       signalable = false;
+      forget();
       // A process that left the group (setsid) may still hold the pipes open: stop waiting.
       drainTimer = setTimeout(() => {
         for (const stream of streams) stream.destroy();

@@ -1,4 +1,5 @@
 import type { ApprovalGate } from '../../approval/approval-types.js';
+import type { CommandGroupLedger } from './command-group-ledger.js';
 import type { ProcessTable } from './process-table.js';
 
 /**
@@ -16,6 +17,8 @@ declare module '../../registry/tool-services.js' {
      * process.env; it is the only module that reads it). Absent: only a default PATH.
      */
     readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+    /** Records command process groups so they die with this process (killed by the next sweep). */
+    readonly commandGroups?: CommandGroupLedger;
   }
 }
 

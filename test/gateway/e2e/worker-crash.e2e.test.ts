@@ -1,8 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
+import { isLiveProcess } from '../../helpers/live-processes.js';
 import { spawnCliWorker, startTestGateway, type TestGateway, waitFor } from './gateway-kit.js';
 
 describe('a worker killed mid-turn (BullMQ)', () => {
@@ -66,4 +67,49 @@ describe('a worker killed mid-turn (BullMQ)', () => {
     const retried = fake.requests[2]?.body as { messages: { role: string; tool_call_id?: string }[] };
     expect(retried.messages.filter((m) => m.role === 'tool')).toHaveLength(1);
   }, 150_000);
+
+  it.skipIf(!existsSync('/proc/self/stat'))(
+    'kills a command its dead worker left running, before the retry runs it again',
+    async () => {
+      fake = await startFakeOpenAi();
+      // First run: note the shell's pid and sleep; a second run (the retry) finishes at once.
+      const command =
+        'if [ -f started.txt ]; then echo second run; else echo $$ > started.txt; sleep 60; echo finished > marker.txt; fi';
+      fake.script(
+        { content: '', toolCalls: [{ name: 'terminal', arguments: JSON.stringify({ command }) }] },
+        { content: 'Done after the retry.' },
+      );
+      const env = {
+        OPENAI_BASE_URL: fake.baseURL,
+        OPENAI_API_KEY: 'sk-test-0123456789abc',
+        HERMES_MODEL: 'fake-model',
+      };
+      // This process runs no workers yet, but like every gateway process it sweeps for commands
+      // whose process died.
+      gw = await startTestGateway({ mode: 'bullmq', env, workers: false });
+      const testGateway = gw;
+      child = spawnCliWorker(testGateway, { env, logLevel: 'warn', onStderr: () => {} });
+      const answer = testGateway.client().chat.completions.create({
+        model: 'fake-model',
+        messages: [{ role: 'user', content: 'run the slow command' }],
+      });
+
+      const started = join(testGateway.workdir, 'started.txt');
+      await waitFor(() => existsSync(started) && readFileSync(started, 'utf8').trim() !== '', 90_000);
+      const shell = Number(readFileSync(started, 'utf8').trim());
+      expect(isLiveProcess(shell)).toBe(true);
+      child.kill('SIGKILL');
+      await new Promise((r) => child?.once('exit', r));
+
+      // The orphaned command dies within a sweep or two, long before the turn's lock expires.
+      await waitFor(() => !isLiveProcess(shell), 10_000);
+      await testGateway.gateway.startWorkers();
+      const completion = await answer;
+      expect(completion.choices[0]?.message.content).toBe('Done after the retry.');
+      const retried = fake.requests[1]?.body as { messages: { role: string; content: string | null }[] };
+      expect(retried.messages.find((m) => m.role === 'tool')?.content).toContain('second run');
+      expect(existsSync(join(testGateway.workdir, 'marker.txt'))).toBe(false);
+    },
+    150_000,
+  );
 });
