@@ -6,6 +6,13 @@ import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
 import { isLiveProcess } from '../../helpers/live-processes.js';
 import { spawnCliWorker, startTestGateway, type TestGateway, waitFor } from './gateway-kit.js';
 
+/** The environment pointing a gateway and its worker processes at the fake model. */
+const modelEnv = (fake: FakeOpenAi) => ({
+  OPENAI_BASE_URL: fake.baseURL,
+  OPENAI_API_KEY: 'sk-test-0123456789abc',
+  HERMES_MODEL: 'fake-model',
+});
+
 describe('a worker killed mid-turn (BullMQ)', () => {
   let fake: FakeOpenAi | undefined;
   let gw: TestGateway | undefined;
@@ -27,11 +34,7 @@ describe('a worker killed mid-turn (BullMQ)', () => {
       { hang: true },
       { content: 'Finished after recovery.' },
     );
-    const env = {
-      OPENAI_BASE_URL: fake.baseURL,
-      OPENAI_API_KEY: 'sk-test-0123456789abc',
-      HERMES_MODEL: 'fake-model',
-    };
+    const env = modelEnv(fake);
     // The gateway in this process serves HTTP but runs no workers yet.
     gw = await startTestGateway({ mode: 'bullmq', env, workers: false });
     const testGateway = gw;
@@ -79,11 +82,7 @@ describe('a worker killed mid-turn (BullMQ)', () => {
         { content: '', toolCalls: [{ name: 'terminal', arguments: JSON.stringify({ command }) }] },
         { content: 'Done after the retry.' },
       );
-      const env = {
-        OPENAI_BASE_URL: fake.baseURL,
-        OPENAI_API_KEY: 'sk-test-0123456789abc',
-        HERMES_MODEL: 'fake-model',
-      };
+      const env = modelEnv(fake);
       // This process runs no workers yet, but like every gateway process it sweeps for commands
       // whose process died.
       gw = await startTestGateway({ mode: 'bullmq', env, workers: false });
