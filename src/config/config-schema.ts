@@ -19,7 +19,10 @@ const modelSchema = z
     vision_model: z.string().min(1).optional(),
     /** Model for auxiliary calls (smart approvals); defaults to `name`. */
     auxiliary_model: z.string().min(1).optional(),
-    /** Milliseconds before one model request is abandoned. */
+    /**
+     * Milliseconds a model request may wait for its reply to start, and then the longest silence
+     * inside the streamed reply; either way the request is abandoned and retried.
+     */
     timeout_ms: z.number().int().positive().default(120_000),
   })
   .strict();

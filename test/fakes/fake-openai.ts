@@ -21,6 +21,8 @@ export type FakeReply =
       readonly argumentChunkSize?: number;
       /** Wait this long before answering (a model that takes its time). */
       readonly delayMs?: number;
+      /** Streaming only: after this many characters of content, send nothing more and keep the connection open. */
+      readonly stallAfterChars?: number;
     }
   | { readonly status: number; readonly error: string; readonly headers?: Record<string, string> }
   | { readonly hang: true }
@@ -122,9 +124,13 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
       });
       if (reply.content) {
+        let sent = 0;
         for (const piece of reply.content.match(/.{1,16}/gs) ?? []) {
+          if (reply.stallAfterChars !== undefined && sent >= reply.stallAfterChars) return;
           send({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
+          sent += piece.length;
         }
+        if (reply.stallAfterChars !== undefined) return;
       }
       toolCalls.forEach((call, index) => {
         send({

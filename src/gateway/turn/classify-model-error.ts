@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { ModelStreamStalledError } from './stream-completion.js';
 
 /** What a failed model request means for the turn. */
 export interface ModelErrorVerdict {
@@ -16,9 +17,15 @@ const MAX_SERVER_TEXT = 300;
 
 /**
  * Sorts a failed model request by the error's type and status, never by its wording:
- * connection problems, timeouts, 408, 409, 429 and 5xx are worth retrying; other 4xx are not.
+ * connection problems, timeouts (including a stream gone silent), 408, 409, 429 and 5xx are worth
+ * retrying; other 4xx are not.
  */
 export function classifyModelError(error: unknown, model: string): ModelErrorVerdict {
+  if (error instanceof ModelStreamStalledError) {
+    const silence =
+      error.silentMs >= 1000 ? `${Math.round(error.silentMs / 1000)} s` : `${error.silentMs} ms`;
+    return unreachable('stalled', `The model server stopped sending mid-answer (nothing for ${silence}).`);
+  }
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
     return unreachable('timeout', 'The model server did not answer in time.');
   }

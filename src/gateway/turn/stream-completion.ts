@@ -1,5 +1,9 @@
 import type OpenAI from 'openai';
-import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import type { ToolCallRecord } from '../store/gateway-store.js';
 
 export interface ModelRequest {
@@ -16,6 +20,18 @@ export interface ModelReply {
   readonly completionTokens: number | undefined;
 }
 
+/**
+ * The model sent response headers and then nothing for longer than the client's timeout. The
+ * SDK's `timeout` covers only the wait for the headers; without this a stream that goes silent
+ * would hang until the transport's own body timeout (300 s).
+ */
+export class ModelStreamStalledError extends Error {
+  constructor(readonly silentMs: number) {
+    super(`the model stream sent nothing for ${silentMs} ms`);
+    this.name = 'ModelStreamStalledError';
+  }
+}
+
 interface PartialCall {
   id: string;
   name: string;
@@ -26,6 +42,8 @@ interface PartialCall {
  * One streaming chat-completion request. Tool calls arrive as deltas keyed by `index` and are
  * put together here; text deltas are passed to `onText` as they come. The SDK's own retries
  * are off (`maxRetries: 0`): the caller decides about retries. The signal aborts the request.
+ * A stream silent for longer than the client's `timeout` (`model.timeout_ms`) is aborted with
+ * `ModelStreamStalledError`, which callers retry like a dropped connection.
  */
 export async function streamCompletion(
   client: OpenAI,
@@ -42,8 +60,25 @@ export async function streamCompletion(
   const forward = () => child.abort(options.signal.reason);
   if (options.signal.aborted) forward();
   else options.signal.addEventListener('abort', forward, { once: true });
+  const silentMs = client.timeout;
+  let stalled = false;
   try {
-    return await streamOnce(client, request, { ...options, signal: child.signal });
+    const reply = await streamOnce(client, request, {
+      ...options,
+      signal: child.signal,
+      silentMs,
+      onStall: () => {
+        stalled = true;
+        child.abort(new ModelStreamStalledError(silentMs));
+      },
+    });
+    // The SDK ends an aborted stream quietly, as if it were complete: a cut-off reply must not
+    // pass for the whole one.
+    if (child.signal.aborted) throw child.signal.reason;
+    return reply;
+  } catch (error) {
+    if (stalled && !options.signal.aborted) throw new ModelStreamStalledError(silentMs);
+    throw error;
   } finally {
     options.signal.removeEventListener('abort', forward);
   }
@@ -56,6 +91,8 @@ async function streamOnce(
     readonly signal: AbortSignal;
     readonly onText?: (text: string) => void;
     readonly newId: () => string;
+    readonly silentMs: number;
+    readonly onStall: () => void;
   },
 ): Promise<ModelReply> {
   const stream = await client.chat.completions.create(
@@ -73,13 +110,23 @@ async function streamOnce(
   let promptTokens: number | undefined;
   let completionTokens: number | undefined;
   const calls = new Map<number, PartialCall>();
-  for await (const chunk of stream) {
+  // Headers are in (the SDK's timeout is over): from here on, silence is what is timed.
+  const silence = setTimeout(options.onStall, options.silentMs);
+  try {
+    for await (const chunk of stream) {
+      silence.refresh();
+      readChunk(chunk);
+    }
+  } finally {
+    clearTimeout(silence);
+  }
+  function readChunk(chunk: ChatCompletionChunk): void {
     if (chunk.usage) {
       promptTokens = chunk.usage.prompt_tokens;
       completionTokens = chunk.usage.completion_tokens;
     }
     const choice = chunk.choices?.[0];
-    if (choice === undefined) continue;
+    if (choice === undefined) return;
     const delta = choice.delta;
     if (typeof delta?.content === 'string' && delta.content !== '') {
       content += delta.content;

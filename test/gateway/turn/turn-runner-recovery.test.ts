@@ -1,3 +1,4 @@
+import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { abortTurn, TurnAbortedError } from '../../../src/gateway/queue/turn-abort.js';
 import { type Harness, message, requestMessages, turnHarness } from './turn-test-kit.js';
@@ -53,6 +54,35 @@ describe('turn runner: model failures', () => {
     expect((await h.transcript()).map((m) => m.role)).toEqual(['user']);
   });
 
+  it('gives up on a stream gone silent after model.timeout_ms and retries it', async () => {
+    // A client like createModelClient's, with a short timeout (the harness' own has the SDK default).
+    let baseURL = '';
+    const stalling = await turnHarness({
+      deps: { clientFactory: () => new OpenAI({ apiKey: 'test-key', baseURL, maxRetries: 0, timeout: 300 }) },
+    });
+    try {
+      baseURL = stalling.fake.baseURL;
+      stalling.fake.script(
+        { content: 'This answer stops half-way through.', stallAfterChars: 10 },
+        { content: 'The whole answer.' },
+      );
+      const started = Date.now();
+      await stalling.run([message('e1', 'hi')]);
+      expect(stalling.rec.finals()[0]!.text).toBe('The whole answer.');
+      const retries = stalling.rec.progress().filter((event) => event.kind === 'model_retry');
+      expect(retries.map((event) => (event.kind === 'model_retry' ? event.reason : ''))).toEqual(['stalled']);
+      expect(Date.now() - started).toBeLessThan(30_000);
+
+      stalling.fake.respond = () => ({ content: 'Never finished, every time.', stallAfterChars: 5 });
+      await stalling.run([message('e2', 'again')]);
+      const failed = stalling.rec.failures()[0]!;
+      expect(failed.code).toBe('model_unreachable');
+      expect(failed.message).toMatch(/stopped sending mid-answer \(nothing for 300 ms\).*after \d tries/);
+    } finally {
+      await stalling.close();
+    }
+  }, 60_000);
+
   it('does not retry a refusal such as 401', async () => {
     h.fake.script({ status: 401, error: 'bad key' });
     await h.run([message('e1', 'hi')]);
@@ -88,6 +118,24 @@ describe('turn runner: aborts and crash recovery', () => {
     abortTurn(controller, 'interrupt');
     await running;
     expect(h.rec.failures().map((event) => event.code)).toEqual(['interrupted']);
+  });
+
+  it('a shutdown while the answer streams stores none of the cut-off text', async () => {
+    h.fake.script({ content: 'The first words of a long answer that never ends.', stallAfterChars: 16 });
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const running = h.run([message('e1', 'hi')], { turnId: 'cut-1', signal: controller.signal });
+    while (!h.rec.progress().some((event) => event.kind === 'text_delta')) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    for (const event of h.rec.progress()) if (event.kind === 'text_delta') seen.push(event.text);
+    expect(seen.join('')).toBe('The first words ');
+    abortTurn(controller, 'shutdown');
+    await expect(running).rejects.toBeInstanceOf(TurnAbortedError);
+    // The SDK ends an aborted stream as if it were complete; the runner must not take that for
+    // the answer: the transcript keeps only the user's message, for the retry.
+    expect((await h.transcript()).map((m) => m.role)).toEqual(['user']);
+    expect(h.rec.terminal()).toEqual([]);
   });
 
   it('after a crash mid-step the retry runs only the missing calls and answers once', async () => {
