@@ -13,6 +13,8 @@ const requestSchema = approvalRequestSchema.passthrough();
 
 const clarifySchema = z.object({ question: z.string(), choices: z.array(z.string()).default([]) });
 
+const parkState = z.object({ parkId: z.string() }).passthrough();
+
 /**
  * A turn event for a chat platform: answers and failures are delivered (split, retried,
  * receipted), a parked turn shows its prompt once, and progress keeps "typing…" and the tool
@@ -92,29 +94,47 @@ export async function handleTurnEvent(
       return;
     }
     case 'parked': {
+      // A prompt replayed from the outbox whose park was answered (or expired) meanwhile is old news.
+      if (recovered && !(await stillParked(deps, event))) {
+        await completeIfDone(deps, 'parked', event, { status: 'empty' });
+        return;
+      }
       await chat.progress?.finish();
       chat.progress = undefined;
       chat.turnId = undefined;
       chat.typing?.pause();
       await showPrompt(deps, adapter, to, event);
+      // The prompt is recorded whether or not it could be shown (/approve and /deny work either way).
+      await completeIfDone(deps, 'parked', event, { status: 'empty' });
       return;
     }
   }
 }
 
+/** True while the turn is parked on exactly this park (not answered, not expired and swept). */
+async function stillParked(
+  deps: ControlDeps,
+  event: Extract<GatewayEvent, { type: 'parked' }>,
+): Promise<boolean> {
+  const parked = await deps.store.getParkedTurn(event.turnId);
+  if (parked === undefined) return false;
+  const state = parkState.safeParse(parked.state);
+  return state.success && state.data.parkId === event.parkId;
+}
+
 /**
- * Completes the outbox entry of an answer that is out (or has nothing to show). A failed
- * delivery leaves it pending: the outbox sweep tries again later.
+ * Completes the outbox entry of an answer that is out (or has nothing to show), or of a prompt
+ * once handled. A failed delivery leaves it pending: the outbox sweep tries again later.
  */
 async function completeIfDone(
   deps: ControlDeps,
   kind: OutboxKind,
   event: GatewayEvent,
-  result: DeliveryResult,
+  result: Pick<DeliveryResult, 'status'>,
 ): Promise<void> {
   if (result.status === 'failed' || event.turnId === '') return;
   try {
-    await deps.store.completeOutbox(outboxId(kind, event.turnId));
+    await deps.store.completeOutbox(outboxId(kind, event.type === 'parked' ? event.parkId : event.turnId));
   } catch (error) {
     // The answer is out; a later sweep finds its receipts and sends nothing again.
     deps.logger.warn(

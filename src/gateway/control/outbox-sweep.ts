@@ -124,6 +124,10 @@ function eventOf(entry: OutboxEntry): GatewayEvent {
     eventIds: [...entry.eventIds],
     origin,
   };
+  if (entry.kind === 'parked' && entry.prompt !== undefined) {
+    const { reason, parkId, payload } = entry.prompt;
+    return { type: 'parked', ...base, reason, parkId, payload };
+  }
   return entry.kind === 'final'
     ? { type: 'final', ...base, text: entry.text }
     : { type: 'failed', ...base, code: 'recovered', message: entry.text };

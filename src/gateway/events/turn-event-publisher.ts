@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { InboxItem, JsonValue } from '../queue/turn-queue.js';
-import { type GatewayStore, type OutboxKind, outboxId } from '../store/gateway-store.js';
+import { type GatewayStore, type OutboxKind, type OutboxPrompt, outboxId } from '../store/gateway-store.js';
 import type { TurnEvents } from '../turn/turn-events.js';
 import { parseTurnOrigin, type TurnOrigin } from '../turn/turn-origin.js';
 import type { EventBus } from './event-bus.js';
@@ -36,22 +36,23 @@ function routeOf(origin: TurnOrigin | undefined): EventOrigin | undefined {
  */
 export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?: OutboxWriter) {
   /**
-   * A chat platform's answer (or failure notice) is written to the outbox before its live event
-   * goes out: if the gateway owning the chat misses the event (down, restarting, bus hiccup), its
-   * outbox sweep delivers it. A store failure is logged and the event still published.
+   * A chat platform's answer, failure notice or prompt is written to the outbox before its live
+   * event goes out: if the gateway owning the chat misses the event (down, restarting, bus
+   * hiccup), its outbox sweep delivers it. A store failure is logged and the event still published.
    */
   async function record(
     kind: OutboxKind,
     event: { turnId: string; sessionKey: string; origin?: EventOrigin },
     eventIdList: string[],
     text: string,
+    prompt?: OutboxPrompt,
   ): Promise<void> {
     const origin = event.origin;
     if (outbox === undefined || origin === undefined || event.turnId === '') return;
     if (DIRECT_PLATFORMS.has(origin.platform)) return;
     try {
       await outbox.enqueueOutbox({
-        id: outboxId(kind, event.turnId),
+        id: outboxId(kind, prompt?.parkId ?? event.turnId),
         platform: origin.platform,
         sessionKey: event.sessionKey,
         turnId: event.turnId,
@@ -59,6 +60,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
         origin,
         kind,
         text,
+        ...(prompt !== undefined ? { prompt } : {}),
       });
     } catch (error) {
       logger.error(
@@ -158,7 +160,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
     },
     parked: async (event) => {
       await flushText(event.turnId);
-      return publish({
+      const parked: Extract<GatewayEvent, { type: 'parked' }> = {
         type: 'parked',
         turnId: event.turnId,
         sessionKey: event.sessionKey,
@@ -167,7 +169,13 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
         reason: event.reason,
         parkId: event.parkId,
         payload: (event.payload ?? null) as JsonValue,
+      };
+      await record('parked', parked, parked.eventIds, '', {
+        reason: parked.reason,
+        parkId: parked.parkId,
+        payload: parked.payload as JsonValue,
       });
+      return publish(parked);
     },
     failed: async (event) => {
       await flushText(event.turnId);

@@ -1,3 +1,4 @@
+import type { JsonValue } from '../queue/turn-queue.js';
 /**
  * The gateway's durable state behind one interface: sessions, transcripts, inbound dedupe,
  * delivery receipts, pairing, parked turns, action prompts, delivery failures, home channels and
@@ -421,7 +422,16 @@ export interface HomeChannel {
   readonly setAt: number;
 }
 
-export type OutboxKind = 'final' | 'failed';
+export type OutboxKind = 'final' | 'failed' | 'parked';
+
+/** What a `parked` entry shows: the parked turn's prompt, as its event carries it. */
+export interface OutboxPrompt {
+  /** `approval` or `clarify`. */
+  readonly reason: string;
+  readonly parkId: string;
+  /** The approval request or the clarify question (JSON). */
+  readonly payload: JsonValue;
+}
 export type OutboxOutcome = 'delivered' | 'abandoned';
 
 /** Where an outbox entry goes: the turn's chat (the shape of a turn event's origin). */
@@ -445,8 +455,10 @@ export interface OutboxInput {
   readonly eventIds?: readonly string[] | undefined;
   readonly origin: OutboxOrigin;
   readonly kind: OutboxKind;
-  /** The answer (`final`) or the failure message (`failed`), as the event carries it. */
+  /** The answer (`final`) or the failure message (`failed`), as the event carries it; '' for `parked`. */
   readonly text: string;
+  /** Required for `parked` entries, absent otherwise. */
+  readonly prompt?: OutboxPrompt | undefined;
   /** Defaults to the store clock. */
   readonly createdAt?: number;
 }
@@ -460,6 +472,7 @@ export interface OutboxEntry {
   readonly origin: OutboxOrigin;
   readonly kind: OutboxKind;
   readonly text: string;
+  readonly prompt: OutboxPrompt | undefined;
   readonly createdAt: number;
   readonly attempts: number;
   readonly lastAttemptAt: number | undefined;
@@ -475,9 +488,12 @@ export interface ListOutboxOptions {
   readonly limit?: number;
 }
 
-/** The outbox id of a turn's answer or failure notice. */
-export function outboxId(kind: OutboxKind, turnId: string): string {
-  return `${kind}:${turnId}`;
+/**
+ * The outbox id of a turn's answer or failure notice (by turn id), or of a parked turn's prompt
+ * (by park id: one turn may park more than once).
+ */
+export function outboxId(kind: OutboxKind, turnOrParkId: string): string {
+  return `${kind}:${turnOrParkId}`;
 }
 
 export interface PruneOptions {

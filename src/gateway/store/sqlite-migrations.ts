@@ -290,6 +290,41 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 7,
+    name: 'prompts in the outbox',
+    sql: `
+      -- Approval and clarify prompts of parked turns go through the outbox too (kind 'parked',
+      -- id 'parked:<parkId>', the prompt's reason, park id and payload in the new prompt column),
+      -- so a gateway that missed the live event still shows them. SQLite cannot change a CHECK
+      -- constraint in place: the table is rebuilt with its rows.
+      CREATE TABLE outbox_v7 (
+        id TEXT PRIMARY KEY,
+        platform TEXT NOT NULL,
+        session_key TEXT NOT NULL,
+        turn_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('final', 'failed', 'parked')),
+        origin TEXT NOT NULL,
+        event_ids TEXT NOT NULL DEFAULT '[]',
+        text TEXT NOT NULL,
+        prompt TEXT,
+        created_at INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_attempt_at INTEGER,
+        completed_at INTEGER,
+        outcome TEXT
+      );
+      INSERT INTO outbox_v7 (id, platform, session_key, turn_id, kind, origin, event_ids, text,
+          created_at, attempts, last_attempt_at, completed_at, outcome)
+        SELECT id, platform, session_key, turn_id, kind, origin, event_ids, text,
+          created_at, attempts, last_attempt_at, completed_at, outcome
+        FROM outbox;
+      DROP TABLE outbox;
+      ALTER TABLE outbox_v7 RENAME TO outbox;
+      CREATE INDEX outbox_pending ON outbox (platform, created_at) WHERE completed_at IS NULL;
+      CREATE INDEX outbox_age ON outbox (created_at);
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

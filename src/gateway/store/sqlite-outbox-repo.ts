@@ -16,10 +16,11 @@ const outboxRow = z.object({
   platform: z.string(),
   session_key: z.string(),
   turn_id: z.string(),
-  kind: z.enum(['final', 'failed']),
+  kind: z.enum(['final', 'failed', 'parked']),
   origin: z.string(),
   event_ids: z.string(),
   text: z.string(),
+  prompt: z.string().nullable(),
   created_at: z.number(),
   attempts: z.number(),
   last_attempt_at: z.number().nullable(),
@@ -38,6 +39,15 @@ const originSchema = z.object({
 });
 
 const eventIdList = z.array(z.string());
+
+const promptSchema = z.object({
+  reason: z.string().min(1).max(64),
+  parkId: z.string().min(1).max(512),
+  payload: z.json(),
+});
+
+/** A prompt's payload (an approval request with its command, a question) stays well below this. */
+const MAX_PROMPT_LENGTH = 256 * 1024;
 
 const MAX_ID_LENGTH = 512;
 /** Chat answers are split by delivery; this only keeps a runaway row out of the database. */
@@ -58,8 +68,8 @@ export interface OutboxRepo {
  */
 export function createOutboxRepo(db: Database, now: () => number): OutboxRepo {
   const insert = db.prepare(
-    `INSERT INTO outbox (id, platform, session_key, turn_id, kind, origin, event_ids, text, created_at)
-     VALUES (@id, @platform, @session_key, @turn_id, @kind, @origin, @event_ids, @text, @created_at)
+    `INSERT INTO outbox (id, platform, session_key, turn_id, kind, origin, event_ids, text, prompt, created_at)
+     VALUES (@id, @platform, @session_key, @turn_id, @kind, @origin, @event_ids, @text, @prompt, @created_at)
      ON CONFLICT (id) DO NOTHING`,
   );
   const select = db.prepare('SELECT * FROM outbox WHERE id = ?');
@@ -84,9 +94,10 @@ export function createOutboxRepo(db: Database, now: () => number): OutboxRepo {
 
   return {
     enqueue: (input) => {
-      if (input.kind !== 'final' && input.kind !== 'failed') {
+      if (input.kind !== 'final' && input.kind !== 'failed' && input.kind !== 'parked') {
         throw new HermesError('store_failed', `unknown outbox kind ${String(input.kind)}`);
       }
+      const prompt = checkPrompt(input);
       if (typeof input.text !== 'string' || input.text.length > MAX_TEXT_LENGTH) {
         throw new HermesError(
           'store_failed',
@@ -106,6 +117,7 @@ export function createOutboxRepo(db: Database, now: () => number): OutboxRepo {
         origin: JSON.stringify(origin.data),
         event_ids: JSON.stringify(eventIdList.parse(input.eventIds ?? [])),
         text: input.text,
+        prompt,
         created_at: input.createdAt ?? now(),
       });
       return result.changes === 1;
@@ -151,12 +163,37 @@ function toEntry(row: z.infer<typeof outboxRow>): OutboxEntry {
     origin,
     kind: row.kind,
     text: row.text,
+    prompt: row.prompt === null ? undefined : parseJsonColumn(promptSchema, row.prompt, 'outbox prompt'),
     createdAt: row.created_at,
     attempts: row.attempts,
     lastAttemptAt: orUndefined(row.last_attempt_at),
     completed:
       row.completed_at === null ? undefined : { outcome: row.outcome ?? 'delivered', at: row.completed_at },
   };
+}
+
+/** The prompt column: JSON for `parked` entries (where it is required), null for the others. */
+function checkPrompt(input: OutboxInput): string | null {
+  if (input.kind !== 'parked') {
+    if (input.prompt !== undefined)
+      throw new HermesError('store_failed', 'only parked outbox entries carry a prompt');
+    return null;
+  }
+  const parsed = promptSchema.safeParse(input.prompt);
+  if (!parsed.success) {
+    throw new HermesError(
+      'store_failed',
+      'a parked outbox entry needs its prompt (reason, park id, payload)',
+    );
+  }
+  const json = JSON.stringify(parsed.data);
+  if (json.length > MAX_PROMPT_LENGTH) {
+    throw new HermesError(
+      'store_failed',
+      `outbox prompt must be at most ${MAX_PROMPT_LENGTH} characters of JSON`,
+    );
+  }
+  return json;
 }
 
 function checkId(what: string, value: string): string {

@@ -1,3 +1,4 @@
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildSessionKey } from '../../../src/gateway/session-key.js';
@@ -156,4 +157,73 @@ describe.each<QueueMode>(['embedded', 'bullmq'])('chat outbox (%s)', (mode) => {
       expect(chat.texts(ALICE.chatId)).toEqual([]);
     },
   );
+
+  it.runIf(mode === 'bullmq')(
+    'shows the approval prompt of a turn a worker parked while the chat gateway was stopped',
+    async () => {
+      const chat = createTestAdapter();
+      const gateway = await start({ adapter: chat, workers: false });
+      mkdirSync(join(gateway.workdir, 'build'));
+      await chat.say({ ...ALICE, text: 'clean the build folder' });
+      await stop(gateway);
+
+      // A worker runs the turn: the command needs approval, the turn parks, nobody hears of it.
+      fake.script(
+        {
+          content: '',
+          toolCalls: [{ name: 'terminal', arguments: JSON.stringify({ command: 'rm -rf build' }) }],
+        },
+        { content: 'Deleted the build folder.' },
+      );
+      const worker = await start({ role: 'worker', reuse: gateway });
+      await waitFor(async () => (await worker.gateway.store.listOutbox({ platform: 'test' })).length === 1);
+      const [entry] = await worker.gateway.store.listOutbox({ platform: 'test' });
+      expect(entry).toMatchObject({ kind: 'parked', prompt: { reason: 'approval' } });
+
+      // The chat gateway comes back: its sweep shows the prompt, once, and the click resumes the turn.
+      const back = createTestAdapter();
+      const restarted = await start({ adapter: back, workers: false, reuse: gateway });
+      await waitFor(() => back.prompts.length === 1);
+      await restarted.gateway.control?.sweepOutbox({ minAgeMs: 0 });
+      expect(back.prompts).toHaveLength(1);
+      const prompt = back.prompts[0]!;
+      expect(prompt.text).toContain('rm -rf build');
+      expect(await restarted.gateway.store.listOutbox({ platform: 'test' })).toEqual([]);
+      expect(
+        await back.press({
+          messageId: prompt.messageId,
+          userId: 'alice',
+          userName: 'Alice',
+          label: '✅ Allow once',
+        }),
+      ).toMatchObject({ status: 'answered' });
+      await waitFor(() => back.texts(ALICE.chatId).includes('Deleted the build folder.'));
+      expect(existsSync(join(gateway.workdir, 'build'))).toBe(false);
+    },
+  );
+
+  it('does not show a prompt from the outbox whose park is no longer waiting', async () => {
+    const first = await start({ adapter: createTestAdapter() });
+    await stop(first);
+    const store = createSqliteGatewayStore({ path: join(first.home, 'state.db'), logger: silentLogger });
+    await store.enqueueOutbox({
+      platform: 'test',
+      sessionKey: ALICE_SESSION,
+      origin: { platform: 'test', chatType: 'dm', chatId: ALICE.chatId },
+      eventIds: ['test:e-7'],
+      id: outboxId('parked', 'park-gone'),
+      turnId: 'turn-answered-meanwhile',
+      kind: 'parked',
+      text: '',
+      prompt: { reason: 'clarify', parkId: 'park-gone', payload: { question: 'Which folder?', choices: [] } },
+    });
+    await store.close();
+
+    const adapter = createTestAdapter();
+    const gw = await start({ adapter, reuse: first });
+    await waitFor(async () => (await gw.gateway.store.listOutbox({ platform: 'test' })).length === 0);
+    expect(adapter.sent).toHaveLength(0);
+    expect(adapter.prompts).toHaveLength(0);
+    expect((await gw.gateway.store.getOutbox('parked:park-gone'))?.completed?.outcome).toBe('delivered');
+  });
 });

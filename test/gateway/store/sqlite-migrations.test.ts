@@ -87,6 +87,48 @@ describe('state database migrations', () => {
     expect(await store.isPairedUser('telegram', '42')).toBe(true);
   });
 
+  it('keeps the outbox rows of version 6 when the table is rebuilt for prompts (version 7)', async () => {
+    const path = join(fixture.dir(), 'state.db');
+    const db = new BetterSqlite3(path);
+    expect(
+      runMigrations(
+        db,
+        silentLogger,
+        MIGRATIONS.filter((m) => m.version <= 6),
+      ),
+    ).toEqual([1, 2, 3, 4, 5, 6]);
+    db.prepare(
+      `INSERT INTO outbox (id, platform, session_key, turn_id, kind, origin, event_ids, text, created_at,
+         attempts, last_attempt_at)
+       VALUES ('final:t1', 'test', 'agent:main:test:dm:c1', 't1', 'final',
+         '{"platform":"test","chatType":"dm","chatId":"c1"}', '["test:e1"]', 'kept', 5, 2, 6)`,
+    ).run();
+    expect(() =>
+      db
+        .prepare(
+          `INSERT INTO outbox (id, platform, session_key, turn_id, kind, origin, text, created_at)
+         VALUES ('parked:p', 'test', 'agent:main:test:dm:c1', 't2', 'parked', '{}', '', 1)`,
+        )
+        .run(),
+    ).toThrow(/CHECK/);
+    db.close();
+
+    const store = fixture.open(path);
+    expect(await store.getOutbox('final:t1')).toMatchObject({
+      text: 'kept',
+      eventIds: ['test:e1'],
+      attempts: 2,
+      lastAttemptAt: 6,
+      prompt: undefined,
+    });
+    expect((await store.listOutbox({ platform: 'test' })).map((e) => e.id)).toEqual(['final:t1']);
+    const indexes = store.db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'")
+      .pluck()
+      .all();
+    expect(indexes).toEqual(expect.arrayContaining(['outbox_pending', 'outbox_age']));
+  });
+
   it('refuses a file from a newer release', () => {
     const path = join(fixture.dir(), 'state.db');
     const db = new BetterSqlite3(path);

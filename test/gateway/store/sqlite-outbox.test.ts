@@ -37,12 +37,52 @@ describe('chat outbox', () => {
       origin: { platform: 'test', chatType: 'dm', chatId: 'c1', userId: 'alice', replyToMessageId: 'm1' },
       kind: 'final',
       text: 'answer of t1',
+      prompt: undefined,
       createdAt: clock.now(),
       attempts: 0,
       lastAttemptAt: undefined,
       completed: undefined,
     });
     expect(await store.getOutbox('final:nope')).toBeUndefined();
+  });
+
+  it('keeps the prompt of a parked turn, by park id, and refuses a prompt where none belongs', async () => {
+    const store = fixture.fresh();
+    const prompt = { reason: 'approval', parkId: 'p1', payload: { id: 'req-1', command: 'rm -rf build' } };
+    const parked = entry('t1', { id: outboxId('parked', 'p1'), kind: 'parked', text: '', prompt });
+    expect(await store.enqueueOutbox(parked)).toBe(true);
+    expect(
+      await store.enqueueOutbox(
+        entry('t1', {
+          id: outboxId('parked', 'p2'),
+          kind: 'parked',
+          text: '',
+          prompt: { ...prompt, parkId: 'p2' },
+        }),
+      ),
+    ).toBe(true);
+    expect(await store.getOutbox('parked:p1')).toMatchObject({ kind: 'parked', text: '', prompt });
+    expect((await store.listOutbox({ platform: 'test' })).map((e) => e.id)).toEqual([
+      'parked:p1',
+      'parked:p2',
+    ]);
+
+    const refused = [
+      store.enqueueOutbox(entry('t2', { id: outboxId('parked', 'p3'), kind: 'parked', text: '' })),
+      store.enqueueOutbox(entry('t3', { prompt })),
+      store.enqueueOutbox(
+        entry('t4', {
+          id: outboxId('parked', 'p4'),
+          kind: 'parked',
+          text: '',
+          prompt: { ...prompt, reason: '' },
+        }),
+      ),
+    ];
+    for (const attempt of refused) {
+      const error = await attempt.catch((e: unknown) => e);
+      expect(isHermesError(error) && error.code).toBe('store_failed');
+    }
   });
 
   it('keeps an answer and a failure notice of the same turn apart', async () => {
