@@ -19,7 +19,7 @@ const parkState = z.object({ parkId: z.string() }).passthrough();
  * A turn event for a chat platform: answers and failures are delivered (split, retried,
  * receipted), a parked turn shows its prompt once, and progress keeps "typing…" and the tool
  * progress message going. Once an answer or failure notice is out (or deliberately not shown),
- * its outbox entry is completed. `recovered` marks an answer replayed from the outbox: it leaves
+ * or a prompt recorded, its outbox entry is completed. `recovered` marks an answer replayed from the outbox: it leaves
  * the chat's activity alone when another turn of the session is already showing progress.
  */
 export async function handleTurnEvent(
