@@ -342,6 +342,8 @@ export const configSchema = z
       .object({
         /** Users allowed on every platform (`platform:user` or a bare id). */
         allowed_users: csv.default([]),
+        /** Let anyone talk to the bot on every chat platform (no allowlist, no pairing). */
+        allow_all: z.boolean().default(false),
         /** Admins on every platform. */
         admin_users: csv.default([]),
         /** In groups, answer `mentioned` (when @-mentioned or replied to) or `all` messages. */
@@ -362,6 +364,7 @@ export const configSchema = z
       .strict()
       .default(() => ({
         allowed_users: [],
+        allow_all: false,
         admin_users: [],
         group_reply: 'mentioned' as const,
         user_commands: ['new', 'status', 'stop', 'approve', 'deny', 'queue', 'usage', 'model', 'tools'],

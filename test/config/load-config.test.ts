@@ -37,6 +37,24 @@ describe('loadConfig', () => {
     expect(config.approvals.yolo).toBe(true);
   });
 
+  it('reads the Hermes allow-all variables', () => {
+    const config = loadConfig({
+      env: {
+        GATEWAY_ALLOW_ALL_USERS: 'true',
+        TELEGRAM_ALLOW_ALL_USERS: '1',
+        DISCORD_ALLOW_ALL_USERS: 'false',
+      },
+      home: temp.home,
+    });
+    expect(config.gateway.allow_all).toBe(true);
+    expect(config.platforms.telegram.allow_all).toBe(true);
+    expect(config.platforms.discord.allow_all).toBe(false);
+    expect(config.platforms.feishu.allow_all).toBe(false);
+    expect(() => loadConfig({ env: { FEISHU_ALLOW_ALL_USERS: 'maybe' }, home: temp.home })).toThrow(
+      /FEISHU_ALLOW_ALL_USERS/,
+    );
+  });
+
   it('is deeply frozen', () => {
     const config = loadConfig({ env: {}, home: temp.home });
     expect(Object.isFrozen(config)).toBe(true);

@@ -82,7 +82,7 @@ export function resolvePlatformAccess(config: AccessConfig, platform: string): P
   ]);
   const hasAllowlist = allowedUsers.size > 0;
   const unknownUsers = section?.unknown_users ?? 'auto';
-  const allowAll = section?.allow_all ?? false;
+  const allowAll = (section?.allow_all ?? false) || config.gateway.allow_all;
   return {
     platform: key,
     allowAll,

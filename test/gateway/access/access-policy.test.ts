@@ -55,6 +55,19 @@ describe('resolvePlatformAccess', () => {
     expect(pairing({ platforms: { telegram: { allow_all: true, unknown_users: 'pair' } } })).toBe(false);
   });
 
+  it('opens every platform with gateway.allow_all (GATEWAY_ALLOW_ALL_USERS), one with its own allow_all', () => {
+    const open = (input: Parameters<typeof accessConfig>[0], platform: string) =>
+      resolvePlatformAccess(accessConfig(input), platform).allowAll;
+    expect(open({ gateway: { allow_all: true } }, 'telegram')).toBe(true);
+    expect(open({ gateway: { allow_all: true } }, 'test')).toBe(true);
+    expect(open({ platforms: { telegram: { allow_all: true } } }, 'telegram')).toBe(true);
+    expect(open({ platforms: { telegram: { allow_all: true } } }, 'discord')).toBe(false);
+    expect(open({}, 'telegram')).toBe(false);
+    expect(
+      resolvePlatformAccess(accessConfig({ gateway: { allow_all: true } }), 'feishu').pairingEnabled,
+    ).toBe(false);
+  });
+
   it('finds wildcard entries so the caller can warn about them', () => {
     expect(wildcardEntries(accessConfig({ gateway: { allowed_users: ['1', 'telegram:*'] } }))).toEqual([
       'telegram:*',
