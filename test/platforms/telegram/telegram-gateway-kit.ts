@@ -8,7 +8,7 @@ import {
 } from '../../../src/platforms/telegram/create-telegram-adapter.js';
 import type { FakeOpenAi } from '../../fakes/fake-openai.js';
 import type { FakeTelegram } from '../../fakes/fake-telegram.js';
-import { startTestGateway, type TestGateway } from '../../gateway/e2e/gateway-kit.js';
+import { type QueueMode, startTestGateway, type TestGateway } from '../../gateway/e2e/gateway-kit.js';
 import { testConfig } from '../../helpers/test-config.js';
 import { type CapturedLogs, captureLogs } from './telegram-kit.js';
 
@@ -21,16 +21,17 @@ export interface TelegramGateway {
 }
 
 /** A fresh HERMES_HOME with the e2e config (random Redis prefix, port 0) plus `yaml`. */
-export function telegramHome(yaml: string): { home: string; workdir: string } {
+export function telegramHome(yaml: string): { home: string; workdir: string; redisPrefix: string } {
   const home = mkdtempSync(join(tmpdir(), 'hermes-tg-gw-'));
   const workdir = mkdtempSync(join(tmpdir(), 'hermes-tg-work-'));
+  const redisPrefix = `hgtest-${randomBytes(4).toString('hex')}`;
   writeFileSync(
     join(home, 'config.yaml'),
     [
       'http:',
       '  port: 0',
       'redis:',
-      `  prefix: hgtest-${randomBytes(4).toString('hex')}`,
+      `  prefix: ${redisPrefix}`,
       'queue:',
       '  lock_duration_ms: 2000',
       '  stalled_interval_ms: 1000',
@@ -38,18 +39,20 @@ export function telegramHome(yaml: string): { home: string; workdir: string } {
       yaml,
     ].join('\n'),
   );
-  return { home, workdir };
+  return { home, workdir, redisPrefix };
 }
 
 /**
- * The whole gateway (embedded queue) with a Telegram adapter on real grammY, long polling the
- * fake Bot API, and the fake model. Reusing `home` and `workdir` is a restart.
+ * The whole gateway (embedded queue by default, or BullMQ on the home's Redis prefix) with a
+ * Telegram adapter on real grammY, long polling the fake Bot API, and the fake model. Reusing
+ * `home` and `workdir` is a restart.
  */
 export async function startTelegramGateway(input: {
   readonly fake: FakeTelegram;
   readonly model: FakeOpenAi;
   readonly home: string;
   readonly workdir: string;
+  readonly mode?: QueueMode;
 }): Promise<TelegramGateway> {
   const env = {
     OPENAI_BASE_URL: input.model.baseURL,
@@ -67,7 +70,7 @@ export async function startTelegramGateway(input: {
     backoffMs: 20,
   });
   const gw = await startTestGateway({
-    mode: 'embedded',
+    mode: input.mode ?? 'embedded',
     env,
     home: input.home,
     workdir: input.workdir,
