@@ -20,8 +20,8 @@ const modelSchema = z
     /** Model for auxiliary calls (smart approvals); defaults to `name`. */
     auxiliary_model: z.string().min(1).optional(),
     /**
-     * Milliseconds a model request may wait for its reply to start, and then the longest silence
-     * inside the streamed reply; either way the request is abandoned and retried.
+     * Milliseconds a model request may wait for its response, and the longest silence once the
+     * streamed answer has begun; either way the request is abandoned and retried.
      */
     timeout_ms: z.number().int().positive().default(120_000),
   })

@@ -23,6 +23,8 @@ export type FakeReply =
       readonly delayMs?: number;
       /** Streaming only: after this many characters of content, send nothing more and keep the connection open. */
       readonly stallAfterChars?: number;
+      /** Streaming only: after the first (role) chunk, wait this long before the content (a model thinking). */
+      readonly thinkMs?: number;
     }
   | { readonly status: number; readonly error: string; readonly headers?: Record<string, string> }
   | { readonly hang: true }
@@ -123,6 +125,10 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         ...base,
         choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
       });
+      if (reply.thinkMs !== undefined) {
+        res.write(': thinking\n\n'); // an SSE comment, as servers send to keep the stream alive
+        await new Promise((resolve) => setTimeout(resolve, reply.thinkMs));
+      }
       if (reply.content) {
         let sent = 0;
         for (const piece of reply.content.match(/.{1,16}/gs) ?? []) {

@@ -21,7 +21,7 @@ export interface ModelReply {
 }
 
 /**
- * The model sent response headers and then nothing for longer than the client's timeout. The
+ * The model began its answer and then sent nothing for longer than the client's timeout. The
  * SDK's `timeout` covers only the wait for the headers; without this a stream that goes silent
  * would hang until the transport's own body timeout (300 s).
  */
@@ -42,8 +42,8 @@ interface PartialCall {
  * One streaming chat-completion request. Tool calls arrive as deltas keyed by `index` and are
  * put together here; text deltas are passed to `onText` as they come. The SDK's own retries
  * are off (`maxRetries: 0`): the caller decides about retries. The signal aborts the request.
- * A stream silent for longer than the client's `timeout` (`model.timeout_ms`) is aborted with
- * `ModelStreamStalledError`, which callers retry like a dropped connection.
+ * A stream that falls silent mid-answer for longer than the client's `timeout` (`model.timeout_ms`)
+ * is aborted with `ModelStreamStalledError`, which callers retry like a dropped connection.
  */
 export async function streamCompletion(
   client: OpenAI,
@@ -110,12 +110,15 @@ async function streamOnce(
   let promptTokens: number | undefined;
   let completionTokens: number | undefined;
   const calls = new Map<number, PartialCall>();
-  // Headers are in (the SDK's timeout is over): from here on, silence is what is timed.
-  const silence = setTimeout(options.onStall, options.silentMs);
+  // Silence is timed once the answer has begun (text or a tool call). Before that a reasoning
+  // model may think for minutes while its server sends only SSE comments, which the SDK does not
+  // hand on as chunks (undici's body timeout, reset by any byte, still bounds that wait).
+  let silence: NodeJS.Timeout | undefined;
   try {
     for await (const chunk of stream) {
-      silence.refresh();
       readChunk(chunk);
+      if (silence !== undefined) silence.refresh();
+      else if (content !== '' || calls.size > 0) silence = setTimeout(options.onStall, options.silentMs);
     }
   } finally {
     clearTimeout(silence);

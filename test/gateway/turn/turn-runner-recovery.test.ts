@@ -54,7 +54,7 @@ describe('turn runner: model failures', () => {
     expect((await h.transcript()).map((m) => m.role)).toEqual(['user']);
   });
 
-  it('gives up on a stream gone silent after model.timeout_ms and retries it', async () => {
+  it('retries a stream gone silent mid-answer for model.timeout_ms, but lets a model think first', async () => {
     // A client like createModelClient's, with a short timeout (the harness' own has the SDK default).
     let baseURL = '';
     const stalling = await turnHarness({
@@ -62,13 +62,20 @@ describe('turn runner: model failures', () => {
     });
     try {
       baseURL = stalling.fake.baseURL;
+      // Thinking before the first token is not a stall, however long (here 3× the timeout).
+      stalling.fake.script({ content: 'Thought it through.', thinkMs: 900 });
+      await stalling.run([message('e0', 'think first')]);
+      expect(stalling.rec.finals()[0]!.text).toBe('Thought it through.');
+      expect(stalling.rec.progress().filter((event) => event.kind === 'model_retry')).toEqual([]);
+      expect(stalling.fake.requests).toHaveLength(1);
+
       stalling.fake.script(
         { content: 'This answer stops half-way through.', stallAfterChars: 10 },
         { content: 'The whole answer.' },
       );
       const started = Date.now();
       await stalling.run([message('e1', 'hi')]);
-      expect(stalling.rec.finals()[0]!.text).toBe('The whole answer.');
+      expect(stalling.rec.finals()[1]!.text).toBe('The whole answer.');
       const retries = stalling.rec.progress().filter((event) => event.kind === 'model_retry');
       expect(retries.map((event) => (event.kind === 'model_retry' ? event.reason : ''))).toEqual(['stalled']);
       expect(Date.now() - started).toBeLessThan(30_000);
