@@ -58,6 +58,27 @@ export async function appendToCommandAllowlist(
   return onDisk;
 }
 
+/**
+ * `command_allowlist` of a config.yaml's text: its string entries; [] when the file has no such
+ * key; undefined when the text is not valid YAML or the key is not a list (a file caught in the
+ * middle of a hand edit: keep what you had).
+ */
+export function commandAllowlistOf(text: string): string[] | undefined {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) return undefined;
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) return [];
+  if (!isMap(doc.contents)) return undefined;
+  const node = doc.get('command_allowlist', true);
+  if (node === undefined || node === null || (isScalar(node) && node.value === null)) return [];
+  if (!isSeq(node)) return undefined;
+  const entries: string[] = [];
+  for (const item of node.items) {
+    const value = isScalar(item) ? item.value : undefined;
+    if (typeof value === 'string') entries.push(value);
+  }
+  return entries;
+}
+
 async function readIfExists(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, 'utf8');

@@ -129,6 +129,47 @@ describe('always write-back to config.yaml', () => {
     expect(allowlist.hasKey('recursive delete')).toBe(true);
   });
 
+  it('sees an `always` saved by another process sharing the file, and hand edits, within refreshMs', async () => {
+    writeFileSync(configPath, 'approvals:\n  mode: manual\n');
+    let clock = 1_000;
+    const now = () => clock;
+    // The gateway that got the click, and a worker that runs the turns: one config.yaml.
+    const gateway = createPermanentAllowlist({ initial: [], configPath, logger: silentLogger, now });
+    const worker = createPermanentAllowlist({ initial: [], configPath, logger: silentLogger, now });
+    expect(worker.hasKey('recursive delete')).toBe(false);
+
+    expect((await gateway.add(['recursive delete', 'podman *'])).persisted).toBe(true);
+    expect(worker.hasKey('recursive delete')).toBe(false); // looked less than refreshMs ago
+    clock += 1_000;
+    expect(worker.hasKey('recursive delete')).toBe(true);
+    expect(worker.matchesCommand('podman ps', false)).toBe(true);
+
+    // A hand edit removes one entry; a file caught half-edited changes nothing.
+    writeFileSync(configPath, 'command_allowlist: [unclosed\n');
+    clock += 1_000;
+    expect(worker.hasKey('recursive delete')).toBe(true);
+    writeFileSync(configPath, 'command_allowlist:\n  - podman *\n');
+    clock += 1_000;
+    expect(worker.hasKey('recursive delete')).toBe(false);
+    expect(worker.matchesCommand('podman ps', false)).toBe(true);
+    expect(gateway.entries()).toEqual(['podman *']);
+  });
+
+  it('keeps an entry whose save failed in this process across reloads', async () => {
+    writeFileSync(configPath, 'command_allowlist: [unclosed\n');
+    let clock = 0;
+    const allowlist = createPermanentAllowlist({
+      initial: [],
+      configPath,
+      logger: silentLogger,
+      now: () => clock,
+    });
+    expect((await allowlist.add(['recursive delete'])).persisted).toBe(false);
+    writeFileSync(configPath, 'command_allowlist:\n  - podman *\n');
+    clock += 5_000;
+    expect([...allowlist.entries()].sort()).toEqual(['podman *', 'recursive delete']);
+  });
+
   it('refuses a command_allowlist that is not a list', async () => {
     writeFileSync(configPath, 'command_allowlist: rm\n');
     await expect(appendToCommandAllowlist(configPath, ['x'])).rejects.toMatchObject({
