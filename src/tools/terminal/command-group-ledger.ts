@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 
@@ -67,23 +68,40 @@ function carriesToken(procRoot: string, pid: number, marker: string): boolean {
   }
 }
 
-const RECORD = /^(\d+)\.(\d+)\.(\d+)$/;
+const RECORD = /^([0-9a-f]{12})\.(\d+)\.(\d+)\.(\d+)$/;
+
+/**
+ * Names the process-id space this process lives in: the host name plus the PID namespace
+ * (containers of one compose project share the HERMES_HOME volume but not their pids). Records of
+ * another space are never judged here: their pids mean nothing in this one.
+ */
+function pidSpaceTag(procRoot: string): string {
+  let namespace = '';
+  try {
+    namespace = readlinkSync(join(procRoot, 'self', 'ns', 'pid'));
+  } catch {
+    // No namespace link (an old kernel): the host name alone.
+  }
+  return createHash('sha256').update(`${hostname()}\n${namespace}`).digest('hex').slice(0, 12);
+}
 
 /**
  * Commands run in process groups of their own (`startGroup`). When the gateway process that
  * started one is killed (SIGKILL, OOM, a crash), nothing stops the group: it keeps running as an
  * orphan while another worker retries the turn and runs the command again. This ledger closes
  * that gap on Linux: every group is recorded under the shared HERMES_HOME
- * (`<ownerPid>.<ownerStart>.<pgid>`, holding the owner's random token), every command carries
+ * (`<space>.<ownerPid>.<ownerStart>.<pgid>`, holding the owner’s random token), every command carries
  * that token in its environment, and each gateway process regularly kills the groups of owners
  * that are gone. A group is killed only if one of its processes still carries the dead owner's
  * token, so a recycled process id is never hit (a group made by `setsid` belongs to one session,
- * which no outside process can join). Without /proc (macOS) it records nothing.
+ * which no outside process can join). Records are tagged with their process-id space (host and
+ * PID namespace) and only judged within it. Without /proc (macOS) it records nothing.
  */
 export function createCommandGroupLedger(options: CommandGroupLedgerOptions): CommandGroupLedger {
   const procRoot = options.procRoot ?? '/proc';
   const { dir, logger } = options;
   const token = randomUUID();
+  const space = pidSpaceTag(procRoot);
   const selfStat = readStat(procRoot, process.pid);
   const self: Owner | undefined =
     selfStat === undefined ? undefined : { pid: process.pid, start: selfStat.start };
@@ -118,9 +136,9 @@ export function createCommandGroupLedger(options: CommandGroupLedgerOptions): Co
     const killed: number[] = [];
     for (const name of names) {
       const match = RECORD.exec(name);
-      if (match === null) continue;
-      const owner: Owner = { pid: Number(match[1]), start: match[2] as string };
-      const pgid = Number(match[3]);
+      if (match === null || match[1] !== space) continue;
+      const owner: Owner = { pid: Number(match[2]), start: match[3] as string };
+      const pgid = Number(match[4]);
       if (ownerAlive(owner)) continue;
       const path = join(dir, name);
       let ownerToken: string;
@@ -153,7 +171,7 @@ export function createCommandGroupLedger(options: CommandGroupLedgerOptions): Co
     env: self === undefined ? {} : { [OWNER_ENV]: token },
     track(pgid) {
       if (self === undefined || closed) return () => {};
-      const path = join(dir, `${self.pid}.${self.start}.${pgid}`);
+      const path = join(dir, `${space}.${self.pid}.${self.start}.${pgid}`);
       try {
         mkdirSync(dir, { recursive: true, mode: 0o700 });
         writeFileSync(path, token, { mode: 0o600 });

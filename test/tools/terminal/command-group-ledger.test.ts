@@ -81,13 +81,31 @@ describe.skipIf(!linux)('command group ledger (commands die with the process tha
       { onOutput: () => {} },
     );
     groups.push(stranger.pid);
-    // A record left by an owner that is gone (no process has pid 1's start time "1" but pid 1).
     const sweeper = createCommandGroupLedger({ dir, logger: silentLogger });
-    sweeper.track(999_999); // makes the directory
-    writeFileSync(join(dir, `1.1.${stranger.pid}`), 'some-other-token');
+    sweeper.track(999_999); // makes the directory and shows this process' id-space tag
+    const space = readdirSync(dir)[0]?.split('.')[0];
+    // A record left by an owner that is gone (no process has pid 1's start time "1" but pid 1).
+    writeFileSync(join(dir, `${space}.1.1.${stranger.pid}`), 'some-other-token');
     expect(sweeper.sweep()).toEqual([]);
     expect(liveMembers(stranger.pid).length).toBeGreaterThan(0);
     expect(readdirSync(dir)).toEqual([expect.stringMatching(/\.999999$/)]);
+  });
+
+  it('leaves the records of another host or container alone (its pids mean nothing here)', async () => {
+    const dir = ledgerDir();
+    const group = await startGroup(
+      { file: '/bin/sh', args: ['-c', 'sleep 120'], env: { PATH: '/usr/bin:/bin' } },
+      { onOutput: () => {} },
+    );
+    groups.push(group.pid);
+    const sweeper = createCommandGroupLedger({ dir, logger: silentLogger });
+    sweeper.track(999_999);
+    // Even with a matching token and a group id that exists here, another space's record is not judged.
+    const foreign = `0123456789ab.1.1.${group.pid}`;
+    writeFileSync(join(dir, foreign), 'token-of-another-container');
+    expect(sweeper.sweep()).toEqual([]);
+    expect(readdirSync(dir)).toContain(foreign);
+    expect(liveMembers(group.pid).length).toBeGreaterThan(0);
   });
 
   it('marks the commands it records and forgets a group once its leader has exited', async () => {
@@ -99,7 +117,7 @@ describe.skipIf(!linux)('command group ledger (commands die with the process tha
       { onOutput: (text) => (output += text), ledger },
     );
     expect(readdirSync(dir)).toEqual([
-      expect.stringMatching(new RegExp(`^${process.pid}\\.\\d+\\.${group.pid}$`)),
+      expect.stringMatching(new RegExp(`^[0-9a-f]{12}\\.${process.pid}\\.\\d+\\.${group.pid}$`)),
     ]);
     await group.exited;
     expect(output.trim()).toBe(ledger.env[OWNER_ENV]);
