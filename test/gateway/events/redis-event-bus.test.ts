@@ -4,6 +4,7 @@ import type { EventBus } from '../../../src/gateway/events/event-bus.js';
 import { createRedisEventBus } from '../../../src/gateway/events/redis-event-bus.js';
 import type { JsonValue } from '../../../src/gateway/queue/turn-queue.js';
 import { silentLogger } from '../../helpers/test-config.js';
+import { waitFor } from '../e2e/gateway-kit.js';
 import { REDIS_URL, uniquePrefix } from '../queue/redis-test-kit.js';
 
 const CHANNEL = 'platform:api_server';
@@ -13,15 +14,6 @@ const event = (eventIds: string[], text = 'hi'): JsonValue => ({
   eventIds,
   text,
 });
-
-/** Waits until `check` holds (Redis delivery is asynchronous). */
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe('redis event bus', () => {
   let prefix: string;
@@ -54,7 +46,7 @@ describe('redis event bus', () => {
     const seen: JsonValue[] = [];
     await gateway.subscribe(CHANNEL, (e) => seen.push(e));
     await worker.publish(CHANNEL, event(['api:1']), { keys: ['api:1'] });
-    await until(() => seen.length === 1 && onRedis.length === 1, 'the event');
+    await waitFor(() => seen.length === 1 && onRedis.length === 1);
     expect(seen).toEqual([event(['api:1'])]);
   });
 
@@ -70,14 +62,14 @@ describe('redis event bus', () => {
 
     // A marker through Redis afterwards: once it is seen, the local event would have been too.
     await gateway.publish(CHANNEL, event(['other']), { keys: ['other'] });
-    await until(() => onRedis.length === 1, 'the marker');
+    await waitFor(() => onRedis.length === 1);
     expect(onRedis.map((m) => JSON.parse(m))).toEqual([event(['other'])]);
-    await until(() => seen.length === 2, 'the marker locally');
+    await waitFor(() => seen.length === 2);
     expect(seen).toHaveLength(2); // the claimed event came exactly once
 
     release();
     await gateway.publish(CHANNEL, event(['api:1'], 'after release'), { keys: ['api:1'] });
-    await until(() => onRedis.length === 2, 'the event after release');
+    await waitFor(() => onRedis.length === 2);
   });
 
   it('goes through Redis when one key is not claimed here, and the local listener gets it once', async () => {
@@ -88,13 +80,13 @@ describe('redis event bus', () => {
     gateway.claimKey(CHANNEL, 'api:1');
     // A turn that handled a request waiting here and one waiting in another gateway.
     await gateway.publish(CHANNEL, event(['api:1', 'api:elsewhere']), { keys: ['api:1', 'api:elsewhere'] });
-    await until(() => seen.length === 1 && onRedis.length === 1, 'the event');
+    await waitFor(() => seen.length === 1 && onRedis.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(seen).toHaveLength(1);
     // A claim in another process changes nothing here, and vice versa.
     worker.claimKey(CHANNEL, 'api:2');
     await gateway.publish(CHANNEL, event(['api:2']), { keys: ['api:2'] });
-    await until(() => seen.length === 2 && onRedis.length === 2, 'the second event');
+    await waitFor(() => seen.length === 2 && onRedis.length === 2);
   });
 
   it('without routing, or on another channel, a claim changes nothing', async () => {
@@ -104,7 +96,7 @@ describe('redis event bus', () => {
     await gateway.publish(CHANNEL, event(['api:1']));
     await gateway.publish(CHANNEL, event(['api:2']), { keys: ['api:2'] });
     await gateway.publish(CHANNEL, event([]), { keys: [] });
-    await until(() => onRedis.length === 3, 'three events through Redis');
+    await waitFor(() => onRedis.length === 3);
   });
 
   it('counts claims of one key: it stays claimed until every claim is given up', async () => {
@@ -116,7 +108,7 @@ describe('redis event bus', () => {
     await gateway.publish(CHANNEL, event(['api:1']), { keys: ['api:1'] });
     second();
     await gateway.publish(CHANNEL, event(['api:1'], 'now through Redis'), { keys: ['api:1'] });
-    await until(() => onRedis.length === 1, 'the event after both releases');
+    await waitFor(() => onRedis.length === 1);
     expect(JSON.parse(onRedis[0] ?? '{}')).toMatchObject({ text: 'now through Redis' });
   });
 

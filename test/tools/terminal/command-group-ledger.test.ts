@@ -5,19 +5,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCommandGroupLedger, OWNER_ENV } from '../../../src/tools/terminal/command-group-ledger.js';
 import { startGroup } from '../../../src/tools/terminal/spawn-group.js';
+import { waitFor } from '../../gateway/e2e/gateway-kit.js';
 import { liveMembers } from '../../helpers/live-processes.js';
 import { silentLogger } from '../../helpers/test-config.js';
 
 const OWNER = join(import.meta.dirname, 'fixtures', 'ledger-owner.ts');
 const linux = existsSync('/proc/self/stat');
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const groups: number[] = [];
 const dirs: string[] = [];
@@ -53,10 +46,7 @@ describe.skipIf(!linux)('command group ledger (commands die with the process tha
     const { tracked, untracked } = JSON.parse(line) as { tracked: number; untracked: number };
     groups.push(tracked, untracked);
     // sh, the background sleep and the foreground one.
-    await until(
-      () => liveMembers(tracked).length === 3 && liveMembers(untracked).length === 3,
-      'both groups',
-    );
+    await waitFor(() => liveMembers(tracked).length === 3 && liveMembers(untracked).length === 3);
     expect(readdirSync(dir)).toHaveLength(1);
 
     const sweeper = createCommandGroupLedger({ dir, logger: silentLogger });
@@ -68,7 +58,7 @@ describe.skipIf(!linux)('command group ledger (commands die with the process tha
     // Orphans now: without the ledger they would run on.
     expect(liveMembers(tracked)).toHaveLength(3);
     expect(sweeper.sweep()).toEqual([tracked]);
-    await until(() => liveMembers(tracked).length === 0, 'the tracked group to die');
+    await waitFor(() => liveMembers(tracked).length === 0);
     expect(liveMembers(untracked)).toHaveLength(3);
     expect(readdirSync(dir)).toEqual([]);
     expect(sweeper.sweep()).toEqual([]);
