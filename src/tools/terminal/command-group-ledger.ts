@@ -68,6 +68,15 @@ function carriesToken(procRoot: string, pid: number, marker: string): boolean {
   }
 }
 
+/** The entries of a directory; none when it is missing or unreadable. */
+function namesIn(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}
+
 const RECORD = /^([0-9a-f]{12})\.(\d+)\.(\d+)\.(\d+)$/;
 
 /**
@@ -111,14 +120,8 @@ export function createCommandGroupLedger(options: CommandGroupLedgerOptions): Co
   const ownerAlive = (owner: Owner) => readStat(procRoot, owner.pid)?.start === owner.start;
 
   function membersOf(pgid: number): number[] {
-    let entries: string[];
-    try {
-      entries = readdirSync(procRoot);
-    } catch {
-      return [];
-    }
     const members: number[] = [];
-    for (const entry of entries) {
+    for (const entry of namesIn(procRoot)) {
       if (!/^\d+$/.test(entry)) continue;
       const pid = Number(entry);
       if (readStat(procRoot, pid)?.pgid === pgid) members.push(pid);
@@ -127,14 +130,8 @@ export function createCommandGroupLedger(options: CommandGroupLedgerOptions): Co
   }
 
   function sweep(): number[] {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return [];
-    }
     const killed: number[] = [];
-    for (const name of names) {
+    for (const name of namesIn(dir)) {
       const match = RECORD.exec(name);
       if (match === null || match[1] !== space) continue;
       const owner: Owner = { pid: Number(match[2]), start: match[3] as string };
