@@ -1,4 +1,5 @@
 import type { ChatCompletionContentPart, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { OpenAiToolDefinition } from '../../registry/tool-types.js';
 import type { StoredMessage } from '../store/gateway-store.js';
 import { fitContextBudget } from './fit-context-budget.js';
 import { decodeMarker } from './message-marker.js';
@@ -17,21 +18,31 @@ export function buildModelRequest(scope: TurnScope): ModelRequest {
   if (fitted.marker !== undefined) {
     scope.log.info({ omitted: fitted.omitted }, 'conversation shortened to fit the context budget');
   }
-  const tools: ChatCompletionTool[] = scope.core.registry
-    .getDefinitions([...scope.allowedTools])
-    .map((definition) => ({
+  const tools = scope.core.registry.getDefinitions([...scope.allowedTools]).map(toModelTool);
+  return {
+    model: scope.model,
+    messages: [{ role: 'system', content: scope.systemPrompt }, ...fitted.messages],
+    tools,
+  };
+}
+
+/** One object per registry definition (memoised there), so its JSON is built once too (model-request-body.ts). */
+const modelTools = new WeakMap<OpenAiToolDefinition, ChatCompletionTool>();
+
+function toModelTool(definition: OpenAiToolDefinition): ChatCompletionTool {
+  let tool = modelTools.get(definition);
+  if (tool === undefined) {
+    tool = {
       type: 'function',
       function: {
         name: definition.function.name,
         description: definition.function.description,
         parameters: definition.function.parameters,
       },
-    }));
-  return {
-    model: scope.model,
-    messages: [{ role: 'system', content: scope.systemPrompt }, ...fitted.messages],
-    tools,
-  };
+    };
+    modelTools.set(definition, tool);
+  }
+  return tool;
 }
 
 function withImages(scope: TurnScope, message: StoredMessage): ChatCompletionContentPart[] | undefined {

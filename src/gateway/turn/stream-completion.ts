@@ -5,6 +5,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { ToolCallRecord } from '../store/gateway-store.js';
+import { modelRequestBody } from './model-request-body.js';
 
 export interface ModelRequest {
   readonly model: string;
@@ -96,14 +97,16 @@ async function streamOnce(
   },
 ): Promise<ModelReply> {
   const stream = await client.chat.completions.create(
+    // What is sent is `body`: this request as JSON bytes from modelRequestBody (tools included,
+    // their schemas serialised once), which the SDK passes on as they are, so the content-type
+    // is given here. The first argument only types the call as a stream.
+    { model: request.model, messages: request.messages, stream: true },
     {
-      model: request.model,
-      messages: request.messages,
-      ...(request.tools.length > 0 ? { tools: [...request.tools] } : {}),
-      stream: true,
-      stream_options: { include_usage: true },
+      signal: options.signal,
+      maxRetries: 0,
+      body: modelRequestBody(request),
+      headers: { 'content-type': 'application/json' },
     },
-    { signal: options.signal, maxRetries: 0 },
   );
   let content = '';
   let finishReason: string | undefined;

@@ -31,6 +31,7 @@ describe('turn runner: answers', () => {
     });
 
     const body = h.fake.requests[0]!.body;
+    expect(h.fake.requests[0]!.headers['content-type']).toBe('application/json');
     expect(body['stream']).toBe(true);
     expect(body['stream_options']).toEqual({ include_usage: true });
     expect(body['model']).toBe('fake-model');
