@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type Job, Queue, Worker } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
@@ -5,7 +6,7 @@ import { z } from 'zod';
 import { HermesError } from '../../errors/hermes-error.js';
 import { waitAtMost } from './abortable-sleep.js';
 import { parseInboxItem } from './inbox-item.js';
-import { RedisSessionOps } from './redis-session-ops.js';
+import { type ClaimedTurn, RedisSessionOps } from './redis-session-ops.js';
 import { SessionJobRunner } from './session-job-runner.js';
 import { type QueueKeys, queueKeys, type SessionKeys } from './session-keys.js';
 import { abortTurn } from './turn-abort.js';
@@ -62,6 +63,13 @@ interface SessionJobData {
 
 const jobDataSchema = z.object({ sessionKey: z.string().min(1) });
 
+/** A local-first slot held while a submit is in flight: run the turn it claimed, or give it back. */
+interface LocalSlot {
+  readonly token: string;
+  run(session: SessionKeys, turn: ClaimedTurn): void;
+  cancel(): void;
+}
+
 interface WorkerSide {
   readonly redis: Redis;
   readonly subscriber: Redis;
@@ -100,6 +108,9 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
   readonly #active = new Map<string, AbortController>();
   /** Sessions being run locally (local-first), each until its inbox is empty. */
   readonly #local = new Set<Promise<void>>();
+  /** Local slots reserved by submits still waiting for Redis's answer (count, and settled when answered). */
+  #reserved = 0;
+  readonly #reservations = new Set<Promise<void>>();
   /** BullMQ jobs being processed by this process' worker. */
   #jobsRunning = 0;
   #concurrency = 0;
@@ -135,21 +146,31 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
     if (this.#closing) throw new HermesError('queue_closed', 'the turn queue is closed');
     const item = parseInboxItem(raw);
     const session = this.#keys.session(item.sessionKey);
+    // Local-first: with a free slot, the submit also claims an idle session for this process.
+    const slot = this.#reserveLocalSlot();
     let reply: Awaited<ReturnType<RedisSessionOps['submit']>>;
     try {
-      reply = await this.#ops.submit(session, item, {
-        mode: this.#mode,
-        dedupeMs: item.dedupe === false ? 0 : this.#settings.dedupeWindowMs,
-        interruptTtlMs: this.#lockMs * 3,
-      });
+      reply = await this.#ops.submit(
+        session,
+        item,
+        {
+          mode: this.#mode,
+          dedupeMs: item.dedupe === false ? 0 : this.#settings.dedupeWindowMs,
+          interruptTtlMs: this.#lockMs * 3,
+        },
+        slot === undefined ? undefined : { token: slot.token, lockMs: this.#lockMs },
+      );
     } catch (error) {
+      slot?.cancel();
       throw new HermesError('queue_failed', `could not queue the message (Redis): ${errorText(error)}`, {
         cause: error,
       });
     }
-    // The item is stored either way; if adding the job fails, the periodic sweep schedules it.
-    if (reply.scheduleJob && !this.#runLocally(session)) {
-      await this.#addJob(item.sessionKey).catch(() => undefined);
+    if (slot !== undefined && reply.claimed !== undefined) slot.run(session, reply.claimed);
+    else {
+      slot?.cancel();
+      // The item is stored either way; if adding the job fails, the periodic sweep schedules it.
+      if (reply.scheduleJob) await this.#addJob(item.sessionKey).catch(() => undefined);
     }
     if (reply.interruptTurnId !== undefined) await this.#announceInterrupt(reply.interruptTurnId);
     return { status: reply.status };
@@ -345,20 +366,53 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
   }
 
   /**
-   * Local-first: runs an idle session's new work in this process when a slot is free (never all
+   * Local-first: an idle session's new work runs in this process when a slot is free (never all
    * of them: the BullMQ worker keeps at least one, and its concurrency shrinks by the local runs,
-   * so the process never runs more than `concurrency` turns). The session lock and the turn
-   * record in Redis are the same as a job's; if this process dies, the lock expires and the
-   * sweep of any worker schedules a job that recovers the turn.
+   * so the process never runs more than `concurrency` turns). The slot is reserved before the
+   * submit, which then claims the session in the same script (no second round trip); a submit
+   * that claims nothing gives it back. The session lock and the turn record in Redis are the
+   * same as a job's: if this process dies, the lock expires and the sweep of any worker
+   * schedules a job that recovers the turn.
    */
-  #runLocally(session: SessionKeys): boolean {
+  #reserveLocalSlot(): LocalSlot | undefined {
     const side = this.#workerSide;
-    if (side === undefined || !this.#settings.localFirst || this.#stop.signal.aborted) return false;
-    const limit = this.#concurrency - 1;
-    if (this.#local.size >= limit || this.#local.size + this.#jobsRunning >= this.#concurrency) return false;
+    if (side === undefined || !this.#settings.localFirst || this.#stop.signal.aborted) return undefined;
+    const taken = this.#local.size + this.#reserved;
+    if (taken >= this.#concurrency - 1 || taken + this.#jobsRunning >= this.#concurrency) return undefined;
+    this.#reserved += 1;
+    this.#fitWorkerConcurrency(side.worker);
+    const token = randomUUID();
+    let open = true;
+    let settled = () => {};
+    const pending = new Promise<void>((resolve) => {
+      settled = resolve;
+    });
+    this.#reservations.add(pending);
+    const settle = () => {
+      const wasOpen = open;
+      if (open) {
+        this.#reserved -= 1;
+        this.#reservations.delete(pending);
+        settled();
+      }
+      open = false;
+      return wasOpen;
+    };
+    return {
+      token,
+      cancel: () => {
+        if (settle()) this.#fitWorkerConcurrency(side.worker);
+      },
+      run: (session, turn) => {
+        if (settle()) this.#startLocal(side, session, side.runner.runClaimed(session, token, turn));
+      },
+    };
+  }
+
+  /** Tracks a local run until it ends; a run that fails hands the session to a job. */
+  #startLocal(side: WorkerSide, session: SessionKeys, running: Promise<void>): void {
     const { sessionKey } = session;
-    const run: Promise<void> = side.runner
-      .run(session, false)
+    const run: Promise<void> = running
       .catch(async (error: unknown) => {
         this.#logger.warn({ err: error, sessionKey }, 'local turn run failed; handing the session to a job');
         await this.#addJob(sessionKey).catch(() => undefined);
@@ -369,16 +423,20 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
       });
     this.#local.add(run);
     this.#fitWorkerConcurrency(side.worker);
-    return true;
   }
 
   #fitWorkerConcurrency(worker: Worker<SessionJobData, void, 'session'>): void {
-    worker.concurrency = Math.max(1, this.#concurrency - this.#local.size);
+    worker.concurrency = Math.max(1, this.#concurrency - this.#local.size - this.#reserved);
   }
 
-  /** Resolves once no local run is left (none start after the queue began closing). */
+  /**
+   * Resolves once no local run is left and no submit in flight can start one (none is reserved
+   * after the queue began closing; one claimed meanwhile hands its turn back at once).
+   */
   async #localDrained(): Promise<void> {
-    while (this.#local.size > 0) await Promise.allSettled([...this.#local]);
+    while (this.#local.size > 0 || this.#reservations.size > 0) {
+      await Promise.allSettled([...this.#local, ...this.#reservations]);
+    }
   }
 }
 

@@ -16,6 +16,7 @@ import {
   RELEASE,
   RENEW,
   SUBMIT,
+  SUBMIT_CLAIM,
   SWEEP_ONE,
   TAKE_STEERING,
 } from './session-scripts.js';
@@ -38,12 +39,26 @@ export interface SubmitReply {
   readonly scheduleJob: boolean;
   /** Turn to interrupt (busy mode `interrupt`). */
   readonly interruptTurnId?: string;
+  /** Submitted with a claim and nobody held the session: it is the caller's, lock and all, to run. */
+  readonly claimed?: ClaimedTurn;
 }
 
-const submitReply = z.tuple([
-  z.enum(['started', 'queued', 'steered', 'interrupting', 'duplicate']),
+/** Asks `submit` to take the session for the caller when the item would otherwise schedule a job. */
+export interface SubmitClaim {
+  readonly token: string;
+  readonly lockMs: number;
+}
+
+const submitStatus = z.enum(['started', 'queued', 'steered', 'interrupting', 'duplicate']);
+const submitReply = z.tuple([submitStatus, z.number(), z.string().optional()]);
+const claimedSubmitReply = z.tuple([
+  submitStatus,
+  z.literal(2),
+  z.literal('turn'),
+  z.string(),
   z.number(),
-  z.string().optional(),
+  z.number(),
+  z.array(z.string()),
 ]);
 const turnReply = z.tuple([z.literal('turn'), z.string(), z.number(), z.number(), z.array(z.string())]);
 const simpleReply = z.tuple([z.enum(['busy', 'idle', 'pending', 'lost'])]);
@@ -67,12 +82,36 @@ export class RedisSessionOps {
     session: SessionKeys,
     item: InboxItem,
     settings: { mode: BusyInputMode; dedupeMs: number; interruptTtlMs: number },
+    claim?: SubmitClaim,
   ): Promise<SubmitReply> {
-    const reply = submitReply.parse(
+    const args = [
+      settings.dedupeMs,
+      encodeInboxItem(item),
+      settings.mode,
+      session.hash,
+      session.sessionKey,
+      settings.interruptTtlMs,
+    ];
+    const seen = this.#keys.seen(session, item.eventId);
+    if (claim !== undefined) {
+      const raw = await this.#run(
+        SUBMIT_CLAIM,
+        [...lifecycleKeys(this.#keys, session), seen],
+        [...args, claim.token, claim.lockMs, randomUUID()],
+      );
+      const claimed = claimedSubmitReply.safeParse(raw);
+      if (claimed.success) {
+        const [status, , , turnId, attempt, failures, wire] = claimed.data;
+        const items = this.#decodeAll(wire);
+        return { status, scheduleJob: false, claimed: { kind: 'turn', turnId, attempt, failures, items } };
+      }
+      return this.#submitReply(raw);
+    }
+    return this.#submitReply(
       await this.#run(
         SUBMIT,
         [
-          this.#keys.seen(session, item.eventId),
+          seen,
           session.inbox,
           session.lock,
           session.turn,
@@ -80,17 +119,13 @@ export class RedisSessionOps {
           this.#keys.sessions,
           this.#keys.depth,
         ],
-        [
-          settings.dedupeMs,
-          encodeInboxItem(item),
-          settings.mode,
-          session.hash,
-          session.sessionKey,
-          settings.interruptTtlMs,
-        ],
+        args,
       ),
     );
-    const [status, schedule, interruptTurnId] = reply;
+  }
+
+  #submitReply(raw: unknown): SubmitReply {
+    const [status, schedule, interruptTurnId] = submitReply.parse(raw);
     return { status, scheduleJob: schedule === 1, ...(interruptTurnId ? { interruptTurnId } : {}) };
   }
 

@@ -46,6 +46,24 @@ export class SessionJobRunner {
     let reply = await ops.claim(session, token, lockMs);
     // A recovered job may race the dead holder's lock, which expires on its own clock: wait it out.
     if (reply.kind === 'busy' && recovered) reply = await this.#claimAfterStall(session, token);
+    return this.#runFrom(session, token, reply);
+  }
+
+  /**
+   * Runs a turn this process already claimed under `token` (a submit with a claim, local-first),
+   * then the session's next turns as `run` does. While the queue closes, it hands the turn back.
+   */
+  async runClaimed(session: SessionKeys, token: string, turn: ClaimedTurn): Promise<void> {
+    if (this.#options.stop.aborted) {
+      await this.#options.ops.release(session, token);
+      return this.#options.addJob(session.sessionKey);
+    }
+    return this.#runFrom(session, token, turn);
+  }
+
+  async #runFrom(session: SessionKeys, token: string, first: ClaimReply): Promise<void> {
+    const { ops, lockMs, stop, addJob } = this.#options;
+    let reply = first;
     while (reply.kind === 'turn') {
       const outcome = await this.#runTurn(session, token, reply);
       if (outcome === 'shutdown') await ops.release(session, token);

@@ -49,6 +49,30 @@ local function resume_turn()
 end
 `;
 
+// Queues one item. Keys by name, since SUBMIT and SUBMIT_CLAIM number them differently.
+// ARGV: 1 dedupe ms, 2 wire item, 3 busy mode, 4 session hash, 5 session key, 6 interrupt ttl ms.
+const SUBMIT_HELPER = `
+local function submit_item(seen, inbox, lock, turn, interrupt, sessions, depth)
+  if ARGV[1] ~= '0' and not redis.call('SET', seen, '1', 'NX', 'PX', ARGV[1]) then return {'duplicate', 0} end
+  local waiting = redis.call('RPUSH', inbox, ARGV[2])
+  redis.call('HSET', sessions, ARGV[4], ARGV[5])
+  redis.call('INCR', depth)
+  if redis.call('EXISTS', lock) == 0 then
+    -- nobody holds the session: the first waiting item schedules a job, later ones ride along
+    local schedule = 0
+    if waiting == 1 then schedule = 1 end
+    if redis.call('EXISTS', turn) == 1 then return {'queued', schedule} end
+    return {'started', schedule}
+  end
+  if string.sub(ARGV[2], 1, 1) ~= 'm' or ARGV[3] == 'queue' then return {'queued', 0} end
+  if ARGV[3] == 'steer' then return {'steered', 0} end
+  local id = redis.call('HGET', turn, 'id')
+  if not id then return {'queued', 0} end
+  redis.call('SET', interrupt, id, 'PX', ARGV[6])
+  return {'interrupting', 0, id}
+end
+`;
+
 /**
  * submit. KEYS: 1 seen, 2 inbox, 3 lock, 4 turn, 5 interrupt, 6 sessions, 7 depth.
  * ARGV: 1 dedupe ms, 2 wire item, 3 busy mode, 4 session hash, 5 session key, 6 interrupt ttl ms.
@@ -56,24 +80,31 @@ end
  */
 export const SUBMIT = defineScript(
   'submit',
-  `
-if ARGV[1] ~= '0' and not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return {'duplicate', 0} end
-local waiting = redis.call('RPUSH', KEYS[2], ARGV[2])
-redis.call('HSET', KEYS[6], ARGV[4], ARGV[5])
-redis.call('INCR', KEYS[7])
-if redis.call('EXISTS', KEYS[3]) == 0 then
-  -- nobody holds the session: the first waiting item schedules a job, later ones ride along
-  local schedule = 0
-  if waiting == 1 then schedule = 1 end
-  if redis.call('EXISTS', KEYS[4]) == 1 then return {'queued', schedule} end
-  return {'started', schedule}
+  `${SUBMIT_HELPER}
+return submit_item(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
+`,
+);
+
+/**
+ * submitClaim: SUBMIT, and when the item would schedule a job (nobody holds the session), CLAIM
+ * it for the caller at once, so a process with a free slot runs it without a second round trip.
+ * KEYS: lifecycle, then 8 seen. ARGV: SUBMIT's 1–6, then 7 token, 8 lock ms, 9 new turn id.
+ * → SUBMIT's reply, or {status, 2, 'turn', id, attempt, failures, items} when claimed
+ */
+export const SUBMIT_CLAIM = defineScript(
+  'submitClaim',
+  `${TURN_HELPERS}${SUBMIT_HELPER}
+local reply = submit_item(KEYS[8], KEYS[4], KEYS[1], KEYS[2], KEYS[5], KEYS[6], KEYS[7])
+if reply[2] ~= 1 then return reply end
+-- the lock is free (submit_item saw it, in this same script) and the inbox holds this item
+redis.call('SET', KEYS[1], ARGV[7], 'PX', ARGV[8])
+local claimed
+if redis.call('EXISTS', KEYS[2]) == 1 then claimed = resume_turn() else claimed = start_next(ARGV[9]) end
+if not claimed then
+  redis.call('DEL', KEYS[1])
+  return reply
 end
-if string.sub(ARGV[2], 1, 1) ~= 'm' or ARGV[3] == 'queue' then return {'queued', 0} end
-if ARGV[3] == 'steer' then return {'steered', 0} end
-local id = redis.call('HGET', KEYS[4], 'id')
-if not id then return {'queued', 0} end
-redis.call('SET', KEYS[5], id, 'PX', ARGV[6])
-return {'interrupting', 0, id}
+return {reply[1], 2, claimed[1], claimed[2], claimed[3], claimed[4], claimed[5]}
 `,
 );
 

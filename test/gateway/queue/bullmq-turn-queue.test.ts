@@ -8,6 +8,7 @@ import {
   createBullmqTurnQueue,
 } from '../../../src/gateway/queue/bullmq-turn-queue.js';
 import { queueKeys } from '../../../src/gateway/queue/session-keys.js';
+import { CLAIM, FINISH, SUBMIT, SUBMIT_CLAIM } from '../../../src/gateway/queue/session-scripts.js';
 import type { TurnContext } from '../../../src/gateway/queue/turn-queue.js';
 import { aborted, deferred, failures, makeItem, recorder, sleep, waitFor } from './queue-test-kit.js';
 import { deleteUnder, keysUnder, REDIS_URL, TEST_QUEUE_TIMING, uniquePrefix } from './redis-test-kit.js';
@@ -154,6 +155,46 @@ describe('bullmq turn queue across instances', () => {
     await waitFor(() => rec.handled('s').length === 1, 'handled');
     // BullMQ numbers its jobs with this counter: never touched means no job was added.
     expect(await redis.get(`${prefix}:turns:id`)).toBeNull();
+  });
+
+  it('local-first: the submit claims the idle session in the same script (no CLAIM round trip)', async () => {
+    const prefix = freshPrefix();
+    const queue = track(makeQueue(prefix));
+    const monitor = await redis.monitor();
+    const scripts: string[] = [];
+    const names = new Map([CLAIM, SUBMIT, SUBMIT_CLAIM, FINISH].map((script) => [script.sha, script.name]));
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'evalsha' && args.some((arg) => arg.startsWith(prefix))) {
+        scripts.push(names.get(args[1] ?? '') ?? 'other');
+      }
+    });
+    try {
+      const rec = recorder();
+      await queue.startWorkers(rec.handler, { concurrency: 2, onFailed: failures().onFailed });
+      await queue.submit(makeItem('s', 'm1'));
+      await waitFor(() => rec.handled('s').length === 1, 'handled');
+      await waitFor(() => scripts.includes('finish'), 'finish seen');
+      expect(scripts.filter((name) => name !== 'other')).toEqual(['submitClaim', 'finish']);
+    } finally {
+      monitor.disconnect();
+    }
+  });
+
+  it('a submit that claimed while the queue began closing hands its turn to another instance', async () => {
+    const prefix = freshPrefix();
+    const first = track(makeQueue(prefix));
+    const firstRec = recorder();
+    await first.startWorkers(firstRec.handler, { concurrency: 2, onFailed: failures().onFailed });
+    const submitted = first.submit(makeItem('s', 'm1'));
+    const closed = first.close({ graceMs: 2_000 });
+    expect((await submitted).status).toBe('started');
+    await closed;
+    expect(firstRec.turns).toEqual([]);
+    const second = track(makeQueue(prefix));
+    const secondRec = recorder();
+    await second.startWorkers(secondRec.handler, { concurrency: 2, onFailed: failures().onFailed });
+    await waitFor(() => secondRec.handled('s').length === 1, 'handled on the second instance');
+    expect(secondRec.handled('s')).toEqual(['m1']);
   });
 
   it('with localFirst off, or with one slot, every turn goes through a BullMQ job', async () => {
