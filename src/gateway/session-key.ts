@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { v7 } from 'uuid';
 import { HermesError } from '../errors/hermes-error.js';
 
 /**
@@ -165,9 +165,14 @@ export function sessionKeyHasPrefix(key: string, prefix: string): boolean {
   return key === prefix || key.startsWith(prefix.endsWith(':') ? prefix : `${prefix}:`);
 }
 
-/** A new random session id: 22 URL-safe characters (128 bits). */
+/**
+ * A new session id: a UUIDv7 (RFC 9562; 36 characters, 74 random bits after a millisecond
+ * timestamp). Ids made one after another sort together, so the store's indexes on session ids
+ * (sessions, session_ids, messages) grow at their end instead of dirtying a random page per new
+ * session in every commit.
+ */
 export function newSessionId(): string {
-  return randomBytes(16).toString('base64url');
+  return v7();
 }
 
 /** Returns the id unchanged when it is a valid session id; throws `session_key_invalid` otherwise. */

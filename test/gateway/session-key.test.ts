@@ -201,14 +201,16 @@ describe('tokens, prefixes and session ids', () => {
     expect(sessionKeyHasPrefix('agent:main:telegram:dm:123', 'agent:main:telegram:')).toBe(true);
   });
 
-  it('makes random, URL-safe, valid session ids', () => {
-    const ids = new Set(Array.from({ length: 200 }, () => newSessionId()));
-    expect(ids.size).toBe(200);
-    for (const id of ids) {
-      expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  it('makes unique, URL-safe, valid session ids that sort in the order they were made', () => {
+    const made = Array.from({ length: 200 }, () => newSessionId());
+    expect(new Set(made).size).toBe(200);
+    for (const id of made) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       expect(assertSessionId(id)).toBe(id);
       expect(encodeURIComponent(id)).toBe(id);
     }
+    // Time-ordered, so the store's session-id indexes grow at their end (UUIDv7).
+    expect([...made].sort()).toEqual(made);
   });
 
   it.each([

@@ -1,6 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
+import { v7 } from 'uuid';
 import type { Config } from '../../config/config-schema.js';
 import type { EventBus } from '../../gateway/events/event-bus.js';
 import { platformChannel } from '../../gateway/events/gateway-event.js';
@@ -92,7 +93,9 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
       return reply.code(503).send(openAiError(unavailable, 'service_unavailable', 'model_not_configured'));
     }
 
-    const requestId = randomUUID();
+    // Time-ordered: a standalone request's session key and id are new rows in the store's
+    // indexes, and ids that follow the clock land on the same few pages (see newSessionId).
+    const requestId = v7();
     const headerConversation = request.headers[SESSION_HEADER];
     const conversation =
       typeof headerConversation === 'string' && headerConversation !== '' ? headerConversation : body.user;

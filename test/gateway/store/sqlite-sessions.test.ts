@@ -16,7 +16,7 @@ describe('sqlite gateway store: sessions', () => {
     const created = await store.getOrCreateSession(KEY);
     expect(created).toEqual({
       key: KEY,
-      sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+      sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       title: undefined,
       modelOverride: undefined,
       toolsetOverrides: undefined,
