@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { v7 } from 'uuid';
 import { HermesError } from '../../errors/hermes-error.js';
 import { waitAtMost } from './abortable-sleep.js';
 import { DedupeWindow } from './dedupe-window.js';
@@ -188,7 +188,7 @@ class EmbeddedTurnQueue implements TurnQueue {
     let attempt = 1;
     let failures = 0;
     turn.done = runTurnAttempts({
-      turnId: randomUUID(),
+      turnId: v7(),
       sessionKey: lane.sessionKey,
       items,
       attempt,

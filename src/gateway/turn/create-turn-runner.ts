@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
+import { v7 } from 'uuid';
 import type { Config } from '../../config/config-schema.js';
 import { HermesError } from '../../errors/hermes-error.js';
 import { LruCache } from '../../lib/lru-cache.js';
@@ -96,7 +96,7 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
     retry: { ...DEFAULT_MODEL_RETRY, ...deps.modelRetry },
     prompts: new LruCache(deps.promptCacheSize ?? 256),
     now: deps.now ?? Date.now,
-    newId: () => randomUUID(),
+    newId: () => v7(),
     clarifyTimeoutMs: deps.clarifyTimeoutMs ?? 60 * 60_000,
     maxLoadedMessages: deps.maxLoadedMessages ?? 2_000,
   };

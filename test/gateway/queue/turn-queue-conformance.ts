@@ -47,6 +47,21 @@ export function describeTurnQueueConformance(name: string, factory: TurnQueueFac
       expect(failed.list).toEqual([]);
     });
 
+    it('mints time-ordered turn ids (UUIDv7), so the store keys made from them sort by time', async () => {
+      const queue = await make();
+      const rec = recorder();
+      await queue.startWorkers(rec.handler, { concurrency: 2, onFailed: failures().onFailed });
+      for (let index = 0; index < 4; index += 1) {
+        await queue.submit(makeItem(session(`ids${index}`), `e${index}`));
+        await waitFor(() => rec.handled().length === index + 1, `turn ${index} handled`);
+        await sleep(2);
+      }
+      const ids = rec.turns.map((turn) => turn.turnId);
+      for (const id of ids)
+        expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect([...ids].sort()).toEqual(ids);
+    });
+
     it('keeps arrival order per session under interleaved load, each item exactly once', async () => {
       const queue = await make();
       const keys = [session('a'), session('b'), session('c')];
