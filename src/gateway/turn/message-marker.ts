@@ -30,7 +30,20 @@ export function decodeMarker(name: string | undefined): MessageMarker | undefine
   return eventId === null ? { turnId } : { turnId, eventId };
 }
 
+/** Decoded markers by message object: the runner re-reads the whole transcript at every step. */
+const decoded = new WeakMap<StoredMessage, MessageMarker | null>();
+
+/** The marker of a stored message (`decodeMarker` of its name), decoded once per message object. */
+export function markerOf(message: StoredMessage): MessageMarker | undefined {
+  let marker = decoded.get(message);
+  if (marker === undefined) {
+    marker = decodeMarker(message.name) ?? null;
+    decoded.set(message, marker);
+  }
+  return marker ?? undefined;
+}
+
 /** The turn a user or assistant message was written for, if the runner wrote it. */
 export function turnOf(message: StoredMessage): string | undefined {
-  return message.role === 'tool' ? undefined : decodeMarker(message.name)?.turnId;
+  return message.role === 'tool' ? undefined : markerOf(message)?.turnId;
 }

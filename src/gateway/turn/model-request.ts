@@ -2,7 +2,7 @@ import type { ChatCompletionContentPart, ChatCompletionTool } from 'openai/resou
 import type { OpenAiToolDefinition } from '../../registry/tool-types.js';
 import type { StoredMessage } from '../store/gateway-store.js';
 import { fitContextBudget } from './fit-context-budget.js';
-import { decodeMarker } from './message-marker.js';
+import { markerOf } from './message-marker.js';
 import type { ModelRequest } from './stream-completion.js';
 import { toModelBlocks } from './to-model-blocks.js';
 import type { TurnScope } from './turn-scope.js';
@@ -46,7 +46,7 @@ function toModelTool(definition: OpenAiToolDefinition): ChatCompletionTool {
 }
 
 function withImages(scope: TurnScope, message: StoredMessage): ChatCompletionContentPart[] | undefined {
-  const eventId = decodeMarker(message.name)?.eventId;
+  const eventId = markerOf(message)?.eventId;
   const images = eventId === undefined ? undefined : scope.images.get(eventId);
   if (images === undefined || images.length === 0) return undefined;
   return [

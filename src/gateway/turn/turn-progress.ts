@@ -1,5 +1,5 @@
 import type { StoredMessage, ToolCallRecord } from '../store/gateway-store.js';
-import { decodeMarker, turnOf } from './message-marker.js';
+import { markerOf } from './message-marker.js';
 
 /** How far one turn got, read back from the persisted transcript. */
 export interface TurnProgressState {
@@ -28,9 +28,9 @@ export function readTurnProgress(transcript: readonly StoredMessage[], turnId: s
       if (message.toolCallId !== undefined) answered.add(message.toolCallId);
       continue;
     }
-    const marker = decodeMarker(message.name);
+    const marker = markerOf(message);
     if (message.role === 'user' && marker?.eventId !== undefined) eventIds.add(marker.eventId);
-    if (turnOf(message) !== turnId) continue;
+    if (marker?.turnId !== turnId) continue;
     started = true;
     if (message.role === 'assistant') {
       modelCalls += 1;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { StoredMessage } from '../../../src/gateway/store/gateway-store.js';
 import { retryAfterOf } from '../../../src/gateway/turn/classify-model-error.js';
-import { decodeMarker, encodeMarker } from '../../../src/gateway/turn/message-marker.js';
+import { decodeMarker, encodeMarker, markerOf, turnOf } from '../../../src/gateway/turn/message-marker.js';
 import { OutcomeLatch } from '../../../src/gateway/turn/outcome-latch.js';
 import { parseTurnOrigin } from '../../../src/gateway/turn/turn-origin.js';
 import { turnSegments } from '../../../src/gateway/turn/turn-segments.js';
@@ -26,6 +27,27 @@ describe('message marker', () => {
     expect(decodeMarker(encodeMarker({ turnId: 't' }))).toEqual({ turnId: 't' });
     expect(decodeMarker('terminal')).toBeUndefined();
     expect(decodeMarker(undefined)).toBeUndefined();
+  });
+
+  it('markerOf and turnOf read a stored message like decodeMarker; tool messages belong to no turn', () => {
+    const stored = (role: StoredMessage['role'], name: string | undefined): StoredMessage => ({
+      sessionId: 's',
+      seq: 1,
+      role,
+      content: 'x',
+      toolCalls: undefined,
+      toolCallId: undefined,
+      name,
+      promptTokens: undefined,
+      completionTokens: undefined,
+      createdAt: 0,
+    });
+    const user = stored('user', encodeMarker({ turnId: 't1', eventId: 'e1' }));
+    expect(markerOf(user)).toEqual({ turnId: 't1', eventId: 'e1' });
+    expect(markerOf(user)).toBe(markerOf(user));
+    expect(turnOf(user)).toBe('t1');
+    expect(markerOf(stored('assistant', undefined))).toBeUndefined();
+    expect(turnOf(stored('tool', encodeMarker({ turnId: 't1' })))).toBeUndefined();
   });
 });
 
