@@ -17,6 +17,7 @@ import type { ResumableApprovalGate } from './resumable-approval-gate.js';
 import { runMessageTurn, type SegmentResult } from './run-message-turn.js';
 import { runResumeTurn } from './run-resume-turn.js';
 import { observe, type RunnerCore } from './runner-core.js';
+import { TranscriptCache, type TranscriptCacheOptions } from './transcript-cache.js';
 import type { TurnEvents, TurnObserver } from './turn-events.js';
 import type { RESUME_DECISIONS } from './turn-origin.js';
 import { turnSegments } from './turn-segments.js';
@@ -45,6 +46,8 @@ export interface TurnRunnerDeps {
   readonly clarifyTimeoutMs?: number;
   /** Transcript messages loaded per turn at most. Default 2000. */
   readonly maxLoadedMessages?: number;
+  /** Bounds of the transcript cache (sessions, characters); `{ maxSessions: 0 }` turns it off. */
+  readonly transcriptCache?: TranscriptCacheOptions;
 }
 
 export interface ResumeInput {
@@ -99,6 +102,7 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
     newId: () => v7(),
     clarifyTimeoutMs: deps.clarifyTimeoutMs ?? 60 * 60_000,
     maxLoadedMessages: deps.maxLoadedMessages ?? 2_000,
+    transcripts: new TranscriptCache(deps.transcriptCache),
   };
   const servicesGate = deps.registry.services.approvalGate;
   if (servicesGate !== undefined && deps.approvals?.gate !== servicesGate) {

@@ -8,6 +8,7 @@ import type { GatewayStore } from '../store/gateway-store.js';
 import type { AgentTaskTable } from './agent-task-table.js';
 import type { ModelRetryPolicy } from './call-model.js';
 import type { ResumableApprovalGate } from './resumable-approval-gate.js';
+import type { TranscriptCache } from './transcript-cache.js';
 import type { TurnEvents, TurnObserver } from './turn-events.js';
 
 /** What every step of the runner shares; built once by `createTurnRunner`. */
@@ -32,6 +33,8 @@ export interface RunnerCore {
   readonly clarifyTimeoutMs: number;
   /** Transcript messages loaded per turn at most (older ones count as left out). */
   readonly maxLoadedMessages: number;
+  /** Recently active sessions' transcripts: a turn reads only what was appended since. */
+  readonly transcripts: TranscriptCache;
 }
 
 /** Calls an observer hook, ignoring its failures. */

@@ -91,7 +91,12 @@ export async function openTurnScope(core: RunnerCore, input: ScopeInput): Promis
     });
     core.prompts.set(promptKey, systemPrompt);
   }
-  const { transcript, earlierOmitted } = await loadTranscript(core, sessionId);
+  // The last `maxLoadedMessages` (never starting with a tool result), from the transcript cache.
+  const { transcript, earlierOmitted } = await core.transcripts.load(
+    core.store,
+    sessionId,
+    core.maxLoadedMessages,
+  );
   return {
     ok: true,
     scope: {
@@ -113,21 +118,6 @@ export async function openTurnScope(core: RunnerCore, input: ScopeInput): Promis
       latch: input.latch,
     },
   };
-}
-
-/** The transcript, or its last `maxLoadedMessages` (never starting with a tool result). */
-async function loadTranscript(
-  core: RunnerCore,
-  sessionId: string,
-): Promise<{ transcript: StoredMessage[]; earlierOmitted: number }> {
-  const tail = await core.store.listMessages(sessionId, { limit: core.maxLoadedMessages, tail: true });
-  // Fewer than the limit came back: that is the whole transcript (no count query needed).
-  if (tail.length < core.maxLoadedMessages) return { transcript: tail, earlierOmitted: 0 };
-  const count = await core.store.countMessages(sessionId);
-  if (count <= tail.length) return { transcript: tail, earlierOmitted: 0 };
-  let start = 0;
-  while (start < tail.length && tail[start]!.role === 'tool') start += 1;
-  return { transcript: tail.slice(start), earlierOmitted: count - tail.length + start };
 }
 
 /** Appends messages to the session (one transaction) and to the scope's transcript. */
