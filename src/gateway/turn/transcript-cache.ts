@@ -7,9 +7,9 @@ export interface LoadedTranscript {
 }
 
 export interface TranscriptCacheOptions {
-  /** Sessions kept at most (least recently loaded go first). Default 64. */
+  /** Sessions kept at most (least recently loaded go first). Default 32. */
   readonly maxSessions?: number;
-  /** Characters of content and tool-call arguments kept at most, over all sessions. Default 8 M. */
+  /** Characters of content and tool-call arguments kept at most, over all sessions. Default 4 M. */
   readonly maxChars?: number;
 }
 
@@ -38,8 +38,8 @@ export class TranscriptCache {
   #chars = 0;
 
   constructor(options: TranscriptCacheOptions = {}) {
-    this.#maxSessions = options.maxSessions ?? 64;
-    this.#maxChars = options.maxChars ?? 8_000_000;
+    this.#maxSessions = options.maxSessions ?? 32;
+    this.#maxChars = options.maxChars ?? 4_000_000;
   }
 
   get size(): number {
