@@ -56,11 +56,6 @@ export class TranscriptCache {
     return loaded;
   }
 
-  /** Forgets a session (its next turn reads everything again). */
-  forget(sessionId: string): void {
-    this.#take(sessionId);
-  }
-
   #take(sessionId: string): LoadedTranscript | undefined {
     const entry = this.#entries.get(sessionId);
     if (entry === undefined) return undefined;
@@ -103,8 +98,7 @@ async function extend(
   if (added.length > 0 && added[0]!.seq !== last.seq + 1) return undefined;
   transcript.push(...added);
   if (transcript.length <= maxLoaded) return cached;
-  let start = transcript.length - maxLoaded;
-  while (start < transcript.length && transcript[start]!.role === 'tool') start += 1;
+  const start = windowStart(transcript, transcript.length - maxLoaded);
   return { transcript: transcript.slice(start), earlierOmitted: cached.earlierOmitted + start };
 }
 
@@ -114,9 +108,15 @@ async function loadAll(store: GatewayStore, sessionId: string, maxLoaded: number
   if (tail.length < maxLoaded) return { transcript: tail, earlierOmitted: 0 };
   const count = await store.countMessages(sessionId);
   if (count <= tail.length) return { transcript: tail, earlierOmitted: 0 };
-  let start = 0;
-  while (start < tail.length && tail[start]!.role === 'tool') start += 1;
+  const start = windowStart(tail, 0);
   return { transcript: tail.slice(start), earlierOmitted: count - tail.length + start };
+}
+
+/** The first index at or after `from` that is not a tool result (a window never starts with one). */
+function windowStart(messages: readonly StoredMessage[], from: number): number {
+  let start = from;
+  while (start < messages.length && messages[start]!.role === 'tool') start += 1;
+  return start;
 }
 
 function sameMessage(a: StoredMessage, b: StoredMessage): boolean {
