@@ -26,7 +26,8 @@ interface Entry {
  * Sound because a session id's messages are append-only with gap-free `seq`s: nothing in the
  * gateway edits or deletes them (only deleting the whole session id does, and no turn runs on a
  * deleted id). Whatever any process appended since is read back by `seq`, together with the last
- * cached message: if that one changed or the `seq`s do not continue, everything is read again. The loaded array is handed to the turn,
+ * cached message; if that one changed, the `seq`s do not continue or the session's message count
+ * disagrees with what is cached (something was deleted), everything is read again. The loaded array is handed to the turn,
  * which appends its own messages to it (`persist`); a session runs one turn at a time, so the
  * array is never shared by two turns. Memory is bounded by sessions and characters; an array
  * grows past its recorded size only by what one turn appends.
@@ -96,6 +97,9 @@ async function extend(
   if (anchor === undefined || !sameMessage(anchor, last)) return undefined;
   if (added.length >= maxLoaded) return undefined;
   if (added.length > 0 && added[0]!.seq !== last.seq + 1) return undefined;
+  // And nothing before it went missing: every stored message is cached or counted as left out.
+  const stored = await store.countMessages(sessionId);
+  if (stored !== cached.earlierOmitted + transcript.length + added.length) return undefined;
   transcript.push(...added);
   if (transcript.length <= maxLoaded) return cached;
   const start = windowStart(transcript, transcript.length - maxLoaded);

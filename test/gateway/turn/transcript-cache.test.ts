@@ -76,6 +76,18 @@ describe('TranscriptCache', () => {
     expect(reloaded.transcript.map((m) => m.content)).toEqual(['new 1', 'new 2', 'new 3', 'new 4']);
   });
 
+  it('reads everything again when an earlier message was deleted behind its back', async () => {
+    const store = fixture.fresh();
+    const id = await session(store, 'agent:main:telegram:dm:4');
+    await store.appendMessages(id, [user('m1'), user('m2'), user('m3')]);
+    const cache = new TranscriptCache();
+    await cache.load(store, id, 100);
+    store.db.prepare('DELETE FROM messages WHERE session_id = ? AND seq = 2').run(id);
+    await store.appendMessages(id, [user('m4')]);
+    const reloaded = await cache.load(store, id, 100);
+    expect(reloaded.transcript.map((m) => m.content)).toEqual(['m1', 'm3', 'm4']);
+  });
+
   it('keeps at most maxSessions sessions and never one larger than maxChars', async () => {
     const store = fixture.fresh();
     const cache = new TranscriptCache({ maxSessions: 2, maxChars: 1_000 });
