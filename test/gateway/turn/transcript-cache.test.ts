@@ -64,7 +64,7 @@ describe('TranscriptCache', () => {
     }
   });
 
-  it('reads everything again when the stored seqs no longer continue the cached ones', async () => {
+  it('reads everything again when the history behind the cached copy was rewritten', async () => {
     const store = fixture.fresh();
     const id = await session(store, 'agent:main:telegram:dm:3');
     await store.appendMessages(id, [user('old 1'), user('old 2'), user('old 3')]);
