@@ -1,5 +1,5 @@
-import { v7 } from 'uuid';
 import { HermesError } from '../errors/hermes-error.js';
+import { timeOrderedId } from '../lib/time-ordered-id.js';
 
 /**
  * Session keys follow Hermes' layout so keys stay comparable with its state:
@@ -172,7 +172,7 @@ export function sessionKeyHasPrefix(key: string, prefix: string): boolean {
  * session in every commit.
  */
 export function newSessionId(): string {
-  return v7();
+  return timeOrderedId();
 }
 
 /** Returns the id unchanged when it is a valid session id; throws `session_key_invalid` otherwise. */

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { v7 } from 'uuid';
 import { HermesError } from '../../errors/hermes-error.js';
+import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import { waitAtMost } from './abortable-sleep.js';
 import { DedupeWindow } from './dedupe-window.js';
 import { isSteerable, parseInboxItem, steerablePrefixLength } from './inbox-item.js';
@@ -188,7 +188,7 @@ class EmbeddedTurnQueue implements TurnQueue {
     let attempt = 1;
     let failures = 0;
     turn.done = runTurnAttempts({
-      turnId: v7(),
+      turnId: timeOrderedId(),
       sessionKey: lane.sessionKey,
       items,
       attempt,

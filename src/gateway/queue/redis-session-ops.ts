@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { v7 } from 'uuid';
 import { z } from 'zod';
+import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import { decodeInboxItem, encodeInboxItem } from './inbox-item.js';
 import type { RedisScript } from './redis-script.js';
 import { runScript } from './redis-script.js';
@@ -97,7 +97,7 @@ export class RedisSessionOps {
       const raw = await this.#run(
         SUBMIT_CLAIM,
         [...lifecycleKeys(this.#keys, session), seen],
-        [...args, claim.token, claim.lockMs, v7()],
+        [...args, claim.token, claim.lockMs, timeOrderedId()],
       );
       const claimed = claimedSubmitReply.safeParse(raw);
       if (claimed.success) {
@@ -137,7 +137,12 @@ export class RedisSessionOps {
 
   async claim(session: SessionKeys, token: string, lockMs: number): Promise<ClaimReply> {
     return this.#claimReply(
-      await this.#run(CLAIM, lifecycleKeys(this.#keys, session), [token, lockMs, v7(), session.hash]),
+      await this.#run(CLAIM, lifecycleKeys(this.#keys, session), [
+        token,
+        lockMs,
+        timeOrderedId(),
+        session.hash,
+      ]),
     );
   }
 
@@ -146,7 +151,7 @@ export class RedisSessionOps {
       await this.#run(FINISH, lifecycleKeys(this.#keys, session), [
         token,
         lockMs,
-        v7(),
+        timeOrderedId(),
         session.hash,
         next ? 1 : 0,
       ]),

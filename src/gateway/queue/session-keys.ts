@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Redis keys of one session. The session key is hashed so any text is a safe key part. */
 export interface SessionKeys {
@@ -29,7 +29,8 @@ export interface QueueKeys {
 }
 
 function digest(text: string): string {
-  return createHash('sha256').update(text).digest('base64url').slice(0, 27);
+  // One-shot `crypto.hash` (Node ≥ 20.12) costs half of a `createHash` object per call.
+  return hash('sha256', text, 'base64url').slice(0, 27);
 }
 
 /** `base` is `<prefix>:gw:<queueName>`, next to (never inside) BullMQ's own keys. */

@@ -1,9 +1,9 @@
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
-import { v7 } from 'uuid';
 import type { Config } from '../../config/config-schema.js';
 import { HermesError } from '../../errors/hermes-error.js';
 import { LruCache } from '../../lib/lru-cache.js';
+import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import type { Registry } from '../../registry/create-registry.js';
 import type { Toolsets } from '../../registry/toolsets.js';
 import { createModelClient } from '../../runtime/create-model-client.js';
@@ -99,7 +99,7 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
     retry: { ...DEFAULT_MODEL_RETRY, ...deps.modelRetry },
     prompts: new LruCache(deps.promptCacheSize ?? 256),
     now: deps.now ?? Date.now,
-    newId: () => v7(),
+    newId: timeOrderedId,
     clarifyTimeoutMs: deps.clarifyTimeoutMs ?? 60 * 60_000,
     maxLoadedMessages: deps.maxLoadedMessages ?? 2_000,
     transcripts: new TranscriptCache(deps.transcriptCache),

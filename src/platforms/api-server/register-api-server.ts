@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
-import { v7 } from 'uuid';
 import type { Config } from '../../config/config-schema.js';
 import type { EventBus } from '../../gateway/events/event-bus.js';
 import { platformChannel } from '../../gateway/events/gateway-event.js';
@@ -9,6 +8,7 @@ import type { InboxItem, JsonValue, SubmitResult } from '../../gateway/queue/tur
 import { buildSessionKey } from '../../gateway/session-key.js';
 import type { GatewayStore, NewMessage } from '../../gateway/store/gateway-store.js';
 import type { TurnOrigin } from '../../gateway/turn/turn-origin.js';
+import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import { createTurnWatcher, type TurnEnd } from './await-turn.js';
 import { bearerMatches } from './bearer-auth.js';
 import { type ChatMessage, chatRequestSchema, splitContent } from './chat-request.js';
@@ -95,7 +95,7 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
 
     // Time-ordered: a standalone request's session key and id are new rows in the store's
     // indexes, and ids that follow the clock land on the same few pages (see newSessionId).
-    const requestId = v7();
+    const requestId = timeOrderedId();
     const headerConversation = request.headers[SESSION_HEADER];
     const conversation =
       typeof headerConversation === 'string' && headerConversation !== '' ? headerConversation : body.user;
