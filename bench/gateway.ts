@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import OpenAI from 'openai';
-import { createModelFetch } from '../src/runtime/create-model-fetch.js';
 import { startBareBullmq } from './gateway/bare-bullmq.js';
-import { FAKE_ANSWER, FAKE_MODEL } from './gateway/fake-model-answer.js';
-import { createHttpPoster, type HttpPoster } from './gateway/http-poster.js';
+import { FAKE_MODEL } from './gateway/fake-model-answer.js';
+import type { LoadTarget } from './gateway/load-job.js';
 import { startMinimalPipeline } from './gateway/minimal-pipeline.js';
 import { countKeys, deleteKeys, redisVersion } from './gateway/redis-keys.js';
 import { startBenchGateway } from './gateway/start-bench-gateway.js';
 import { startFakeModel } from './gateway/start-fake-model.js';
+import { startLoadClient } from './gateway/start-load-client.js';
 import { closedLoop, type LoadResult, perSecond } from './lib/closed-loop.js';
 import { envInt } from './lib/env-int.js';
 import { memoryAfterGc } from './lib/memory.js';
@@ -15,13 +14,17 @@ import { environment, round, summarize } from './lib/stats.js';
 
 /**
  * Turns through the API server (`POST /v1/chat/completions`, real HTTP on 127.0.0.1, keep-alive)
- * against a zero-latency fake model running in a child process, in embedded and BullMQ modes (BullMQ with the default local-first dispatch, and with every turn a job).
- * Baselines measured in the same run, interleaved round by round (order rotated per round):
- * the fake model called directly with the `openai` SDK (its own response time, subtracted to get
- * the gateway's added latency), bare BullMQ no-op jobs, and the minimal pipeline (fastify →
- * BullMQ job → one streaming `openai` call → answer). Then memory after forced GC over
- * 2 × N turns spread over M conversations in embedded mode (a fresh gateway, measured first so
- * the figures are not mixed with the other systems of the throughput phase).
+ * against a zero-latency fake model running in a child process, in embedded and BullMQ modes
+ * (BullMQ with the default local-first dispatch, and with every turn a job). The HTTP clients run
+ * in a load-client child process, like any load generator, so the gateway's event loop carries
+ * only the gateway. Baselines measured in the same run, interleaved round by round (order rotated
+ * per round): the fake model called directly with the `openai` SDK from the load client (its own
+ * response time, subtracted to get the gateway's added latency), bare BullMQ no-op jobs (producer
+ * and worker in this process: the producer is part of what a bare job costs), and the minimal
+ * pipeline (fastify → BullMQ job → one streaming `openai` call → answer), called by the same load
+ * client. Then memory after forced GC over 2 × N turns spread over M conversations in embedded
+ * mode (a fresh gateway, measured first so the figures are not mixed with the other systems of
+ * the throughput phase).
  */
 
 const CONCURRENCY = envInt('BENCH_GATEWAY_CONCURRENCY', 16);
@@ -37,15 +40,11 @@ const progress = (message: string) => process.stderr.write(`[bench gateway] ${me
 const atStart = await memoryAfterGc();
 const rootPrefix = `hgbench-${randomBytes(4).toString('hex')}`;
 const model = await startFakeModel({ chunks: ANSWER_CHUNKS });
+const client = await startLoadClient();
 const redis = await redisVersion();
 
 const chatBody = (text: string) =>
   JSON.stringify({ model: FAKE_MODEL, messages: [{ role: 'user', content: text }] });
-
-async function ask(poster: HttpPoster, path: string, body: string, headers?: Record<string, string>) {
-  const text = await poster.post(path, body, headers);
-  if (!text.includes(FAKE_ANSWER)) throw new Error(`unexpected answer: ${text.slice(0, 200)}`);
-}
 
 // ---- memory: embedded gateway, N turns over M conversations, twice --------------------------------
 const memory = await (async () => {
@@ -55,19 +54,21 @@ const memory = await (async () => {
     prefix: `${rootPrefix}-mem`,
     config: ['queue:', `  concurrency: ${CONCURRENCY}`],
   });
-  const poster = createHttpPoster(gw.origin, CONCURRENCY);
   const body = chatBody('Say hello');
   let sent = 0;
   const batch = async () => {
     const offset = sent;
     sent += MEMORY_TURNS;
-    return closedLoop({
+    return client.run({
+      target: {
+        kind: 'http',
+        origin: gw.origin,
+        path: '/v1/chat/completions',
+        body,
+        conversations: { offset, count: MEMORY_SESSIONS },
+      },
       total: MEMORY_TURNS,
       concurrency: CONCURRENCY,
-      call: (i) =>
-        ask(poster, '/v1/chat/completions', body, {
-          'x-hermes-session-id': `bench-conversation-${(offset + i) % MEMORY_SESSIONS}`,
-        }),
     });
   };
   const before = await memoryAfterGc();
@@ -77,7 +78,6 @@ const memory = await (async () => {
   progress(`memory: second ${MEMORY_TURNS} turns`);
   const second = await batch();
   const afterSecond = await memoryAfterGc();
-  await poster.close();
   await gw.close();
   return { before, afterFirst, afterSecond, first, second };
 })();
@@ -108,38 +108,36 @@ const bullmqJobs = await startBenchGateway({
   prefix: `${rootPrefix}-gwjobs`,
   config: ['queue:', `  concurrency: ${CONCURRENCY}`, '  local_first: false'],
 });
-const openai = new OpenAI({
-  baseURL: model.baseURL,
-  apiKey: 'sk-bench',
-  maxRetries: 0,
-  fetch: createModelFetch(),
-});
-const minimalPoster = createHttpPoster(minimal.origin, CONCURRENCY);
-const embeddedPoster = createHttpPoster(embedded.origin, CONCURRENCY);
-const bullmqPoster = createHttpPoster(bullmq.origin, CONCURRENCY);
-const bullmqJobsPoster = createHttpPoster(bullmqJobs.origin, CONCURRENCY);
 const gatewayBody = chatBody('Say hello');
 const minimalBody = JSON.stringify({ text: 'Say hello' });
 
 type CaseName = 'model_direct' | 'bare_bullmq' | 'minimal_pipeline' | 'embedded' | 'bullmq' | 'bullmq_jobs';
-const cases: Record<CaseName, () => Promise<void>> = {
-  model_direct: async () => {
-    const stream = await openai.chat.completions.create({
-      model: FAKE_MODEL,
-      messages: [{ role: 'user', content: 'Say hello' }],
-      stream: true,
-    });
-    let text = '';
-    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
-    if (!text.startsWith(FAKE_ANSWER)) throw new Error(`unexpected answer: ${text.slice(0, 200)}`);
-  },
-  bare_bullmq: () => bare.runJob(),
-  minimal_pipeline: () => ask(minimalPoster, '/turn', minimalBody),
-  embedded: () => ask(embeddedPoster, '/v1/chat/completions', gatewayBody),
-  bullmq: () => ask(bullmqPoster, '/v1/chat/completions', gatewayBody),
-  bullmq_jobs: () => ask(bullmqJobsPoster, '/v1/chat/completions', gatewayBody),
+const chat = (origin: string): LoadTarget => ({
+  kind: 'http',
+  origin,
+  path: '/v1/chat/completions',
+  body: gatewayBody,
+});
+/** Where each case's calls go; bare BullMQ runs in this process instead. */
+const targets: Record<Exclude<CaseName, 'bare_bullmq'>, LoadTarget> = {
+  model_direct: { kind: 'model', baseURL: model.baseURL },
+  minimal_pipeline: { kind: 'http', origin: minimal.origin, path: '/turn', body: minimalBody },
+  embedded: chat(embedded.origin),
+  bullmq: chat(bullmq.origin),
+  bullmq_jobs: chat(bullmqJobs.origin),
 };
-const names = Object.keys(cases) as CaseName[];
+const runCase = (name: CaseName, total: number, concurrency: number): Promise<LoadResult> =>
+  name === 'bare_bullmq'
+    ? closedLoop({ total, concurrency, call: () => bare.runJob() })
+    : client.run({ target: targets[name], total, concurrency });
+const names: CaseName[] = [
+  'model_direct',
+  'bare_bullmq',
+  'minimal_pipeline',
+  'embedded',
+  'bullmq',
+  'bullmq_jobs',
+];
 /** Cases whose unloaded (concurrency 1) latency is measured too. */
 const serialNames: CaseName[] = ['model_direct', 'minimal_pipeline', 'embedded', 'bullmq', 'bullmq_jobs'];
 const runs = Object.fromEntries(names.map((n) => [n, [] as LoadResult[]])) as Record<CaseName, LoadResult[]>;
@@ -150,26 +148,21 @@ const serialRuns = Object.fromEntries(names.map((n) => [n, [] as LoadResult[]]))
 
 progress(`warm-up: ${WARMUP} calls per case`);
 for (const name of names) {
-  await closedLoop({ total: WARMUP, concurrency: CONCURRENCY, call: cases[name] });
-  await closedLoop({ total: Math.min(50, WARMUP), concurrency: 1, call: cases[name] });
+  await runCase(name, WARMUP, CONCURRENCY);
+  await runCase(name, Math.min(50, WARMUP), 1);
 }
 for (let r = 0; r < ROUNDS; r += 1) {
   progress(`round ${r + 1}/${ROUNDS}`);
   const order = names.map((_, i) => names[(i + r) % names.length] as CaseName);
   for (const name of order) {
-    runs[name].push(await closedLoop({ total: PER_ROUND, concurrency: CONCURRENCY, call: cases[name] }));
+    runs[name].push(await runCase(name, PER_ROUND, CONCURRENCY));
   }
   for (const name of order.filter((n) => serialNames.includes(n))) {
-    serialRuns[name].push(await closedLoop({ total: SERIAL_PER_ROUND, concurrency: 1, call: cases[name] }));
+    serialRuns[name].push(await runCase(name, SERIAL_PER_ROUND, 1));
   }
 }
 
-await Promise.all([
-  minimalPoster.close(),
-  embeddedPoster.close(),
-  bullmqPoster.close(),
-  bullmqJobsPoster.close(),
-]);
+await client.close();
 await embedded.close();
 await bullmq.close();
 await bullmqJobs.close();
@@ -254,6 +247,8 @@ const result = {
       'non-streaming POST /v1/chat/completions, one user message; bullmq = default config (queue.local_first: a process with a free slot runs the turn without a job), bullmq_jobs = local_first false (every turn a BullMQ job); throughput rounds: standalone (new session per request); memory phase: X-Hermes-Session-Id spread over the conversations',
     fake_model:
       "child process, node:http, fixed answer at once (SSE for stream: true); the gateway and the baselines call it with stream: true, all through the gateway's model transport (createModelFetch: undici request())",
+    load_client:
+      'child process: undici keep-alive pool (one request per socket) for the HTTP cases, the openai SDK for model_direct; closed loop at the given concurrency; bare_bullmq runs in this process',
     answer_text_deltas: ANSWER_CHUNKS,
     minimal_pipeline:
       'fastify route → BullMQ job (QueueEvents.waitUntilFinished) → one streaming openai call with one user message (no system prompt, no tools) → JSON answer',
@@ -266,7 +261,7 @@ const result = {
     order:
       'cases interleaved per round, order rotated each round; memory phase runs first on a fresh gateway',
     memory_points:
-      'after forced GC: process_start = modules imported, nothing started; before = fake model + fresh embedded gateway started, no turn yet; then after each batch (the load generator lives in the same process)',
+      'after forced GC: process_start = modules imported, nothing started; before = fake model + fresh embedded gateway started, no turn yet; then after each batch (the load generator is the load-client child, not counted)',
   },
   baseline: {
     name: 'minimal pipeline (fastify → BullMQ job → openai SDK) and bare BullMQ, same run',

@@ -1,7 +1,6 @@
-import { type ChildProcess, fork } from 'node:child_process';
-import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { forkTsChild } from '../lib/fork-ts-child.js';
 
 export interface WorkerProcess {
   readonly pid: number | undefined;
@@ -16,17 +15,10 @@ export async function startWorkerProcess(options: {
   readonly workdir: string;
   readonly modelBaseURL: string;
 }): Promise<WorkerProcess> {
-  const child: ChildProcess = fork(
-    resolve(import.meta.dirname, 'bench-worker-process.ts'),
-    [options.home, options.workdir, options.modelBaseURL],
-    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: ['--import', import.meta.resolve('tsx')] },
-  );
-  await Promise.race([
-    once(child, 'message'),
-    once(child, 'exit').then(() => {
-      throw new Error('the bench worker process exited before it was ready');
-    }),
-  ]);
+  const { child, close } = await forkTsChild(resolve(import.meta.dirname, 'bench-worker-process.ts'), {
+    args: [options.home, options.workdir, options.modelBaseURL],
+    what: 'the bench worker process',
+  });
   return {
     pid: child.pid,
     async cpuSeconds() {
@@ -38,11 +30,6 @@ export async function startWorkerProcess(options: {
         return undefined;
       }
     },
-    async close() {
-      if (child.exitCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exited;
-    },
+    close,
   };
 }
