@@ -11,16 +11,17 @@ import type { LoadJob, LoadReply, LoadRequest } from './load-job.js';
  * runs one closed loop and replies with its `LoadResult`; every answer must hold the fake model's
  * text. Keep-alive pools are kept per origin across runs. Exits when its parent goes away.
  */
-const posters = new Map<string, HttpPoster>();
+const posters = new Map<string, { readonly poster: HttpPoster; readonly connections: number }>();
 const models = new Map<string, OpenAI>();
 
-function posterFor(origin: string): HttpPoster {
-  let poster = posters.get(origin);
-  if (poster === undefined) {
-    // As many sockets as the largest concurrency the bench uses.
-    poster = createHttpPoster(origin, 64);
-    posters.set(origin, poster);
-  }
+/** A keep-alive pool per origin with at least `connections` sockets (one request per socket). */
+function posterFor(origin: string, connections: number): HttpPoster {
+  const known = posters.get(origin);
+  if (known !== undefined && known.connections >= connections) return known.poster;
+  // A run needs more sockets than the pool has: the old pool closes once its requests end.
+  void known?.poster.close();
+  const poster = createHttpPoster(origin, connections);
+  posters.set(origin, { poster, connections });
   return poster;
 }
 
@@ -48,7 +49,7 @@ function callOf(job: LoadJob): (index: number) => Promise<void> {
       if (!text.startsWith(FAKE_ANSWER)) throw new Error(`unexpected answer: ${text.slice(0, 200)}`);
     };
   }
-  const poster = posterFor(target.origin);
+  const poster = posterFor(target.origin, job.concurrency);
   const conversations = target.conversations;
   return async (index) => {
     const headers =
@@ -76,6 +77,6 @@ process.on('message', (message: LoadRequest) => {
 });
 process.on('disconnect', () => process.exit(0));
 process.on('SIGTERM', () => {
-  void Promise.all([...posters.values()].map((poster) => poster.close())).finally(() => process.exit(0));
+  void Promise.all([...posters.values()].map(({ poster }) => poster.close())).finally(() => process.exit(0));
 });
 process.send?.({ ready: true });
