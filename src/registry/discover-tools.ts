@@ -1,10 +1,10 @@
 import { readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Registry } from './create-registry.js';
 import { defineTool, isToolDefinition } from './define-tool.js';
+import { importModule } from './import-module.js';
 
 /** What a plugin's default-exported factory receives, so it needs no imports of its own. */
 export interface PluginApi {
@@ -32,7 +32,8 @@ const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.js', '.mjs']);
 /**
  * Imports every top-level module of each folder (sorted by name) and registers each exported
  * tool definition, so a new tool file needs no other edit. A module that fails to load is
- * logged and skipped; the others still load. A missing folder is not an error.
+ * logged and skipped; the others still load. A missing folder is not an error. `.ts` plugins load
+ * in the compiled build too (see importModule).
  */
 export async function discoverTools(options: {
   readonly registry: Registry;
@@ -60,7 +61,7 @@ export async function discoverTools(options: {
       const file = join(dir, name);
       let namespace: Record<string, unknown>;
       try {
-        namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+        namespace = await importModule(file);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         report.failures.push({ file, error: message });
