@@ -11,6 +11,7 @@ import { queueKeys } from '../../../src/gateway/queue/session-keys.js';
 import { CLAIM, FINISH, SUBMIT, SUBMIT_CLAIM } from '../../../src/gateway/queue/session-scripts.js';
 import type { TurnContext } from '../../../src/gateway/queue/turn-queue.js';
 import { aborted, deferred, failures, makeItem, recorder, sleep, waitFor } from './queue-test-kit.js';
+import { startRawMonitor } from './raw-monitor.js';
 import { deleteUnder, keysUnder, REDIS_URL, TEST_QUEUE_TIMING, uniquePrefix } from './redis-test-kit.js';
 import { describeTurnQueueConformance } from './turn-queue-conformance.js';
 
@@ -160,10 +161,10 @@ describe('bullmq turn queue across instances', () => {
   it('local-first: the submit claims the idle session in the same script (no CLAIM round trip)', async () => {
     const prefix = freshPrefix();
     const queue = track(makeQueue(prefix));
-    const monitor = await redis.monitor();
+    const monitor = await startRawMonitor();
     const scripts: string[] = [];
     const names = new Map([CLAIM, SUBMIT, SUBMIT_CLAIM, FINISH].map((script) => [script.sha, script.name]));
-    monitor.on('monitor', (_time: string, args: string[]) => {
+    monitor.onCommand((args) => {
       if (args[0]?.toLowerCase() === 'evalsha' && args.some((arg) => arg.startsWith(prefix))) {
         scripts.push(names.get(args[1] ?? '') ?? 'other');
       }
@@ -176,7 +177,7 @@ describe('bullmq turn queue across instances', () => {
       await waitFor(() => scripts.includes('finish'), 'finish seen');
       expect(scripts.filter((name) => name !== 'other')).toEqual(['submitClaim', 'finish']);
     } finally {
-      monitor.disconnect();
+      monitor.close();
     }
   });
 
