@@ -1,14 +1,19 @@
 # hermes-gateway: one image for the gateway (`start`) and for scaled-out workers (`worker`).
 
-# Build stage: better-sqlite3 compiles from source, which needs python3, make and g++; none of
-# them is needed to run, so they stay here.
+# Build stage: better-sqlite3 compiles from source, which needs python3, make and g++; the
+# TypeScript compiler is a dev dependency. `npm ci` runs `prepare`, which compiles src/ to dist/;
+# then the dev dependencies are pruned. None of the toolchain is needed to run, so it stays here.
 FROM node:20-bookworm-slim AS deps
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY src ./src
+RUN npm ci --no-audit --no-fund \
+ && test -f dist/build-info.json \
+ && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 # tini is PID 1: it reaps the orphans of commands the agent runs in the background (node would
@@ -20,8 +25,12 @@ RUN apt-get update \
 
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json package-lock.json tsconfig.json ./
+# The compiled build, and the sources it was made from: bin/hermes-gateway runs dist/ while the
+# two match (it compares their content), and the sources through tsx otherwise.
+COPY --from=deps /app/dist ./dist
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
+COPY scripts ./scripts
 COPY src ./src
 
 ENV HERMES_HOME=/data \

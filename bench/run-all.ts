@@ -2,14 +2,22 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Runs every bench/*.ts (except this file) in its own process; each prints one JSON object. */
+/**
+ * Runs every bench (except this file) in its own process; each prints one JSON object. Under
+ * `npm run bench` this file runs from the compiled build (dist/bench) and so does every bench,
+ * with plain Node, as `npm start` runs the gateway; run from the sources with tsx, the benches
+ * run from their sources too.
+ */
 const dir = import.meta.dirname;
+const compiled = import.meta.url.endsWith('.js');
+const extension = compiled ? '.js' : '.ts';
 const files = readdirSync(dir)
-  .filter((name) => name.endsWith('.ts') && name !== 'run-all.ts')
+  .filter((name) => name.endsWith(extension) && name !== `run-all${extension}`)
   .sort();
 let failed = 0;
 for (const file of files) {
-  const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(dir, file)], {
+  const loader = compiled ? [] : ['--import', 'tsx'];
+  const result = spawnSync(process.execPath, ['--expose-gc', ...loader, join(dir, file)], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { runApprovalCheck } from './cli/approval-check.js';
 import { type CliIo, EXIT_OK, EXIT_USAGE } from './cli/cli-io.js';
+import type { CodeSource } from './cli/code-source.js';
 import { runDoctor } from './cli/doctor.js';
 import { openStoreForCli, runPairing } from './cli/pairing.js';
 import { runStart } from './cli/start.js';
@@ -19,6 +20,8 @@ export interface CliDeps {
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   /** Resolves when the process is asked to stop (SIGTERM/SIGINT). */
   readonly stopSignal: () => Promise<string>;
+  /** What bin/hermes-gateway runs: the compiled build, or the sources and why (banner, doctor). */
+  readonly code: CodeSource;
 }
 
 const USAGE = `usage: hermes-gateway <command> [options]
@@ -61,6 +64,7 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
             registry: runtime.registry,
             pingRedis,
             adapters: new Set(['telegram']),
+            code: deps.code,
           }),
         );
       case 'start':
@@ -75,6 +79,7 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
             baseEnv: deps.baseEnv,
             builtinToolsDir: BUILTIN_TOOLS_DIR,
             stopSignal: deps.stopSignal,
+            code: deps.code,
           },
           command === 'start' ? 'gateway' : 'worker',
         );

@@ -1,12 +1,14 @@
+import type { CodeSource } from './cli/code-source.js';
 import { runCli } from './cli.js';
 import { loadConfig } from './config/load-config.js';
 import { closeModelFetchAgent } from './runtime/create-model-fetch.js';
 
 /**
  * The composition root: the only module that reads process.env and process.argv or listens for
- * signals. Everything else gets what it needs passed in.
+ * signals. Everything else gets what it needs passed in. `code` is what bin/hermes-gateway chose to
+ * run (the compiled build, or the sources and why); the banner and `doctor` show it.
  */
-export async function main(): Promise<number> {
+export async function main(code: CodeSource): Promise<number> {
   const env = process.env;
   // `hermes-gateway tools list | head` closes the pipe early: that is not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -31,7 +33,7 @@ export async function main(): Promise<number> {
         stderr: (text) => process.stderr.write(text),
         isTty: process.stdout.isTTY === true,
       },
-      { loadConfig: () => loadConfig({ env }), baseEnv: env, stopSignal },
+      { loadConfig: () => loadConfig({ env }), baseEnv: env, stopSignal, code },
     );
   } finally {
     // The model transport's connection pool is per process: closed once everything that used it is.

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { forkTsChild } from '../lib/fork-ts-child.js';
+import { forkBenchChild } from '../lib/fork-bench-child.js';
 
 export interface ToolModel {
   /** OpenAI-style base URL, ending in `/v1`. */
@@ -7,9 +7,9 @@ export interface ToolModel {
   close(): Promise<void>;
 }
 
-/** Starts `tool-model-server.ts` in a child process (with `--import tsx`) and waits for its port. */
+/** Starts `tool-model-server.ts` in a child process and waits for its port. */
 export async function startToolModel(): Promise<ToolModel> {
-  const { ready, close } = await forkTsChild(resolve(import.meta.dirname, 'tool-model-server.ts'), {
+  const { ready, close } = await forkBenchChild(resolve(import.meta.dirname, 'tool-model-server.ts'), {
     what: 'the fake tool model',
   });
   const { port } = ready as { port: number };

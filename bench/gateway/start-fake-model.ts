@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { forkTsChild } from '../lib/fork-ts-child.js';
+import { forkBenchChild } from '../lib/fork-bench-child.js';
 
 export interface FakeModel {
   /** OpenAI-style base URL, ending in `/v1`. */
@@ -14,7 +14,7 @@ export interface FakeModel {
  * its port.
  */
 export async function startFakeModel(options: { readonly chunks?: number } = {}): Promise<FakeModel> {
-  const { child, ready, close } = await forkTsChild(resolve(import.meta.dirname, 'fake-model-server.ts'), {
+  const { child, ready, close } = await forkBenchChild(resolve(import.meta.dirname, 'fake-model-server.ts'), {
     env: { ...process.env, BENCH_FAKE_CHUNKS: String(options.chunks ?? 1) },
     what: 'the fake model',
   });

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { LoadResult } from '../lib/closed-loop.js';
-import { forkTsChild } from '../lib/fork-ts-child.js';
+import { forkBenchChild } from '../lib/fork-bench-child.js';
 import type { LoadJob, LoadReply, LoadRequest } from './load-job.js';
 
 export interface LoadClient {
@@ -12,7 +12,7 @@ export interface LoadClient {
 
 /** Starts `load-client-process.ts` and waits until it is ready. */
 export async function startLoadClient(): Promise<LoadClient> {
-  const { child, close } = await forkTsChild(resolve(import.meta.dirname, 'load-client-process.ts'), {
+  const { child, close } = await forkBenchChild(resolve(import.meta.dirname, 'load-client-process.ts'), {
     what: 'the load client',
   });
   let nextId = 0;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { forkTsChild } from '../lib/fork-ts-child.js';
+import { forkBenchChild } from '../lib/fork-bench-child.js';
 
 export interface WorkerProcess {
   readonly pid: number | undefined;
@@ -15,7 +15,7 @@ export async function startWorkerProcess(options: {
   readonly workdir: string;
   readonly modelBaseURL: string;
 }): Promise<WorkerProcess> {
-  const { child, close } = await forkTsChild(resolve(import.meta.dirname, 'bench-worker-process.ts'), {
+  const { child, close } = await forkBenchChild(resolve(import.meta.dirname, 'bench-worker-process.ts'), {
     args: [options.home, options.workdir, options.modelBaseURL],
     what: 'the bench worker process',
   });

@@ -3,6 +3,7 @@ import type { Config } from '../config/config-schema.js';
 import { maskSecrets } from '../config/mask-secrets.js';
 import type { Registry } from '../registry/create-registry.js';
 import { type CliIo, EXIT_OK } from './cli-io.js';
+import { type CodeSource, codeSourceText } from './code-source.js';
 
 export interface DoctorDeps {
   readonly config: Config;
@@ -11,6 +12,8 @@ export interface DoctorDeps {
   readonly pingRedis: (url: string) => Promise<string | undefined>;
   /** Platforms this build has an adapter for; others are reported as not available yet. */
   readonly adapters: ReadonlySet<string>;
+  /** What bin/hermes-gateway runs: the compiled build, or the sources and why. */
+  readonly code: CodeSource;
 }
 
 interface Check {
@@ -23,7 +26,7 @@ interface Check {
 export async function runDoctor(io: CliIo, deps: DoctorDeps): Promise<number> {
   const { config, registry } = deps;
   io.stdout(
-    `# hermes-gateway doctor\n# HERMES_HOME: ${config.home}\n# config file: ${config.configPath}\n\n`,
+    `# hermes-gateway doctor\n# HERMES_HOME: ${config.home}\n# config file: ${config.configPath}\n# code: ${codeSourceText(deps.code)}\n\n`,
   );
   io.stdout('## Resolved configuration (secrets masked)\n');
   const { home: _home, configPath: _path, ...rest } = maskSecrets(config) as Record<string, unknown>;

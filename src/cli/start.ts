@@ -3,6 +3,7 @@ import type { Config } from '../config/config-schema.js';
 import { createGateway, type GatewayRole } from '../gateway/create-gateway.js';
 import { telegramAdapterFromConfig } from '../platforms/telegram/telegram-from-config.js';
 import { type CliIo, EXIT_OK } from './cli-io.js';
+import { type CodeSource, codeSourceText } from './code-source.js';
 import { listenAddressText } from './listen-address-text.js';
 
 export interface StartDeps {
@@ -12,6 +13,8 @@ export interface StartDeps {
   readonly builtinToolsDir: string;
   /** Resolves on the first SIGTERM/SIGINT (a second one exits at once: main.ts). */
   readonly stopSignal: () => Promise<string>;
+  /** What bin/hermes-gateway runs: the compiled build, or the sources and why. */
+  readonly code: CodeSource;
 }
 
 /** `hermes-gateway start` (role gateway) and `hermes-gateway worker` (role worker). */
@@ -54,6 +57,7 @@ export async function runStart(io: CliIo, deps: StartDeps, role: GatewayRole): P
       tools: available,
       unavailableTools: status.filter((s) => !s.available).map((s) => ({ name: s.name, reason: s.reason })),
       discoveryFailures: gateway.runtime.discovery.failures,
+      code: codeSourceText(deps.code),
       ...(missing !== undefined ? { notReady: missing } : {}),
     },
     role === 'gateway' ? 'hermes-gateway started' : 'hermes-gateway worker started',
@@ -69,6 +73,7 @@ export async function runStart(io: CliIo, deps: StartDeps, role: GatewayRole): P
         `  store:     ${gateway.store.path}`,
         `  model:     ${config.model.name ?? 'NOT CONFIGURED — set HERMES_MODEL and OPENAI_BASE_URL/OPENAI_API_KEY'}`,
         `  tools:     ${available.length} available (hermes-gateway tools list)`,
+        `  code:      ${codeSourceText(deps.code)}`,
         '  stop:      Ctrl-C',
         '',
       ].join('\n'),

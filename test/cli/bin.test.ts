@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { distStatus } from '../../scripts/source-fingerprint.mjs';
 import { makeTempHome } from '../helpers/test-config.js';
 
-const bin = resolve(import.meta.dirname, '../../bin/hermes-gateway');
+const root = resolve(import.meta.dirname, '../..');
+const bin = resolve(root, 'bin/hermes-gateway');
 
 /** Runs the real executable, as a user would, with a clean environment. */
 function run(args: string[], env: Record<string, string>, input?: string) {
@@ -77,6 +79,37 @@ describe('bin/hermes-gateway', () => {
     expect(stdout).not.toContain('ABCDEFGHIJKLMNOP');
     expect(stdout).toContain('no model configured');
     expect(stdout).toContain('web_search');
+  });
+
+  it('runs the compiled build while dist/ matches the sources, the sources otherwise, and says which', () => {
+    const { code, stdout } = run(['doctor'], { HERMES_HOME: temp.home });
+    expect(code).toBe(0);
+    const status = distStatus(root);
+    // After npm install (CI) dist/ is current; after an edit the sources run until npm run build.
+    expect(stdout).toContain(
+      status.current
+        ? '# code: compiled build (dist/)'
+        : `# code: TypeScript sources through tsx: ${status.reason}`,
+    );
+  });
+
+  it('loads TypeScript plugins (.ts in a folder without package.json, and .mts) in either mode', () => {
+    const plugins = join(temp.home, 'plugins');
+    mkdirSync(plugins);
+    const plugin = (name: string) =>
+      [
+        'interface Api { readonly defineTool: (d: object) => unknown; readonly z: { object(shape: object): unknown } }',
+        `export default ({ defineTool, z }: Api) => defineTool({ name: '${name}', toolset: 'plugin_demo', description: 'demo', parameters: z.object({}), handler: () => 'ok' });`,
+        '',
+      ].join('\n');
+    writeFileSync(join(plugins, 'one.ts'), plugin('plugin_ts'));
+    writeFileSync(join(plugins, 'two.mts'), plugin('plugin_mts'));
+    const { code, stdout, stderr } = run(['tools', 'list', '--json'], { HERMES_HOME: temp.home });
+    expect(code).toBe(0);
+    expect(stderr).not.toContain('failed to load');
+    const doc = JSON.parse(stdout) as { tools: { name: string; toolset: string }[] };
+    const names = doc.tools.filter((t) => t.toolset === 'plugin_demo').map((t) => t.name);
+    expect(names.sort()).toStrictEqual(['plugin_mts', 'plugin_ts']);
   });
 
   it('a config with a wrong key stops with exit 2 naming the key and the file', () => {

@@ -72,10 +72,13 @@ describe('Dockerfile', () => {
       .flatMap((stage) => args(stage, 'RUN'))
       .join(' ');
     expect(build.split(/\s+/)).toContain('g++');
-    expect(build).toMatch(/npm ci --omit=dev/);
-    expect(args(runtime, 'COPY').some((a) => a.startsWith('--from=') && a.includes('node_modules'))).toBe(
-      true,
-    );
+    // The build stage compiles dist/ (npm ci runs prepare) and keeps only the runtime dependencies.
+    expect(build).toMatch(/npm ci\b/);
+    expect(build).toMatch(/test -f dist\/build-info\.json/);
+    expect(build).toMatch(/npm prune --omit=dev/);
+    const fromBuild = args(runtime, 'COPY').filter((a) => a.startsWith('--from='));
+    expect(fromBuild.some((a) => a.includes('node_modules'))).toBe(true);
+    expect(fromBuild.some((a) => a.includes('/app/dist'))).toBe(true);
   });
 
   it('copies only paths that exist and that .dockerignore lets through', () => {
@@ -92,7 +95,7 @@ describe('Dockerfile', () => {
       expect(ignored, source).not.toContain(source);
     }
     // Never in the build context: secrets, local state, the host's native builds.
-    for (const entry of ['.env', '.git', 'node_modules', '*.db']) expect(ignored).toContain(entry);
+    for (const entry of ['.env', '.git', 'node_modules', 'dist', '*.db']) expect(ignored).toContain(entry);
   });
 });
 

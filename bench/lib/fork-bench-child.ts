@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 
-export interface TsChild {
+export interface BenchChild {
   readonly child: ChildProcess;
   /** The first IPC message the child sent (its "ready" report). */
   readonly ready: unknown;
@@ -9,19 +9,24 @@ export interface TsChild {
   close(): Promise<void>;
 }
 
+/** True when the benches run from the compiled build (dist/bench, what `npm run bench` runs). */
+const COMPILED = import.meta.url.endsWith('.js');
+
 /**
- * Forks a TypeScript bench script with the parent's tsx loader (resolved from here, so it works
- * whatever the working directory), stdout ignored, stderr inherited, an IPC channel, and waits for
- * its first message. Rejects if the child exits before sending one.
+ * Forks a bench script (named by its `.ts` source) the way this process runs: its compiled `.js`
+ * twin with plain Node under `npm run bench`, or the source with the parent's tsx loader (resolved
+ * from here, so it works whatever the working directory) when a bench is run with
+ * `node --import tsx`. stdout ignored, stderr inherited, an IPC channel; waits for the child's
+ * first message and rejects if it exits before sending one.
  */
-export async function forkTsChild(
+export async function forkBenchChild(
   script: string,
   options: { readonly args?: readonly string[]; readonly env?: NodeJS.ProcessEnv; readonly what: string },
-): Promise<TsChild> {
-  const child = fork(script, [...(options.args ?? [])], {
+): Promise<BenchChild> {
+  const child = fork(COMPILED ? script.replace(/\.ts$/, '.js') : script, [...(options.args ?? [])], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: options.env ?? process.env,
-    execArgv: ['--import', import.meta.resolve('tsx')],
+    execArgv: COMPILED ? [] : ['--import', import.meta.resolve('tsx')],
   });
   const [ready] = await Promise.race([
     once(child, 'message'),
