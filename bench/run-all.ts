@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { BENCH_EXEC_ARGV, COMPILED } from './lib/fork-bench-child.js';
 
 /**
  * Runs every bench (except this file) in its own process; each prints one JSON object. Under
@@ -9,15 +10,13 @@ import { join } from 'node:path';
  * run from their sources too.
  */
 const dir = import.meta.dirname;
-const compiled = import.meta.url.endsWith('.js');
-const extension = compiled ? '.js' : '.ts';
+const extension = COMPILED ? '.js' : '.ts';
 const files = readdirSync(dir)
   .filter((name) => name.endsWith(extension) && name !== `run-all${extension}`)
   .sort();
 let failed = 0;
 for (const file of files) {
-  const loader = compiled ? [] : ['--import', 'tsx'];
-  const result = spawnSync(process.execPath, ['--expose-gc', ...loader, join(dir, file)], {
+  const result = spawnSync(process.execPath, ['--expose-gc', ...BENCH_EXEC_ARGV, join(dir, file)], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -10,7 +10,10 @@ export interface BenchChild {
 }
 
 /** True when the benches run from the compiled build (dist/bench, what `npm run bench` runs). */
-const COMPILED = import.meta.url.endsWith('.js');
+export const COMPILED = import.meta.url.endsWith('.js');
+
+/** The Node flags a bench child needs: none when compiled, else the parent's tsx loader. */
+export const BENCH_EXEC_ARGV: readonly string[] = COMPILED ? [] : ['--import', import.meta.resolve('tsx')];
 
 /**
  * Forks a bench script (named by its `.ts` source) the way this process runs: its compiled `.js`
@@ -26,7 +29,7 @@ export async function forkBenchChild(
   const child = fork(COMPILED ? script.replace(/\.ts$/, '.js') : script, [...(options.args ?? [])], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: options.env ?? process.env,
-    execArgv: COMPILED ? [] : ['--import', import.meta.resolve('tsx')],
+    execArgv: [...BENCH_EXEC_ARGV],
   });
   const [ready] = await Promise.race([
     once(child, 'message'),
