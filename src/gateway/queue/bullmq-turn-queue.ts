@@ -7,7 +7,7 @@ import { HermesError } from '../../errors/hermes-error.js';
 import { waitAtMost } from './abortable-sleep.js';
 import { parseInboxItem } from './inbox-item.js';
 import { type ClaimedTurn, RedisSessionOps } from './redis-session-ops.js';
-import { SessionJobRunner } from './session-job-runner.js';
+import { type LocalRunSlot, SessionJobRunner } from './session-job-runner.js';
 import { type QueueKeys, queueKeys, type SessionKeys } from './session-keys.js';
 import { abortTurn } from './turn-abort.js';
 import {
@@ -108,6 +108,8 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
   readonly #active = new Map<string, AbortController>();
   /** Sessions being run locally (local-first), each until its inbox is empty. */
   readonly #local = new Set<Promise<void>>();
+  /** Local runs between two turns (their FINISH in flight): their slots are free meanwhile. */
+  #localBetweenTurns = 0;
   /** Local slots reserved by submits still waiting for Redis's answer (count, and settled when answered). */
   #reserved = 0;
   readonly #reservations = new Set<Promise<void>>();
@@ -377,8 +379,7 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
   #reserveLocalSlot(): LocalSlot | undefined {
     const side = this.#workerSide;
     if (side === undefined || !this.#settings.localFirst || this.#stop.signal.aborted) return undefined;
-    const taken = this.#local.size + this.#reserved;
-    if (taken >= this.#concurrency - 1 || taken + this.#jobsRunning >= this.#concurrency) return undefined;
+    if (!this.#localSlotFree()) return undefined;
     this.#reserved += 1;
     this.#fitWorkerConcurrency(side.worker);
     const token = randomUUID();
@@ -404,29 +405,63 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
         if (settle()) this.#fitWorkerConcurrency(side.worker);
       },
       run: (session, turn) => {
-        if (settle()) this.#startLocal(side, session, side.runner.runClaimed(session, token, turn));
+        if (settle())
+          this.#startLocal(side, session, (slot) => side.runner.runClaimed(session, token, turn, slot));
       },
     };
   }
 
-  /** Tracks a local run until it ends; a run that fails hands the session to a job. */
-  #startLocal(side: WorkerSide, session: SessionKeys, running: Promise<void>): void {
+  /**
+   * Tracks a local run until it ends; a run that fails hands the session to a job. The run gives
+   * its slot up while its FINISH is in flight (a new submit may take it: under load, the next
+   * request often arrives before Redis answered) and takes it back for a next turn of the session
+   * only when one is still free.
+   */
+  #startLocal(side: WorkerSide, session: SessionKeys, start: (slot: LocalRunSlot) => Promise<void>): void {
     const { sessionKey } = session;
-    const run: Promise<void> = running
+    let between = false;
+    const setBetween = (value: boolean) => {
+      if (between === value) return;
+      between = value;
+      this.#localBetweenTurns += value ? 1 : -1;
+      this.#fitWorkerConcurrency(side.worker);
+    };
+    const slot: LocalRunSlot = {
+      release: () => setBetween(true),
+      retake: () => {
+        if (!between) return true;
+        if (!this.#localSlotFree()) return false;
+        setBetween(false);
+        return true;
+      },
+    };
+    const run: Promise<void> = start(slot)
       .catch(async (error: unknown) => {
         this.#logger.warn({ err: error, sessionKey }, 'local turn run failed; handing the session to a job');
         await this.#addJob(sessionKey).catch(() => undefined);
       })
       .finally(() => {
         this.#local.delete(run);
+        setBetween(false);
         this.#fitWorkerConcurrency(side.worker);
       });
     this.#local.add(run);
     this.#fitWorkerConcurrency(side.worker);
   }
 
+  /** Local runs in a turn plus reserved slots: the slots local-first work holds now. */
+  #localSlotsTaken(): number {
+    return this.#local.size - this.#localBetweenTurns + this.#reserved;
+  }
+
+  /** Local work may take another slot: it never takes the last one, nor one a BullMQ job holds. */
+  #localSlotFree(): boolean {
+    const taken = this.#localSlotsTaken();
+    return taken < this.#concurrency - 1 && taken + this.#jobsRunning < this.#concurrency;
+  }
+
   #fitWorkerConcurrency(worker: Worker<SessionJobData, void, 'session'>): void {
-    worker.concurrency = Math.max(1, this.#concurrency - this.#local.size - this.#reserved);
+    worker.concurrency = Math.max(1, this.#concurrency - this.#localSlotsTaken());
   }
 
   /**

@@ -28,6 +28,16 @@ export interface SessionJobRunnerOptions {
 }
 
 /**
+ * The slot a local-first run holds in its process: given up while the run's FINISH is in flight
+ * (no turn runs meanwhile), taken back when FINISH hands it the session's next turn.
+ */
+export interface LocalRunSlot {
+  release(): void;
+  /** False when no slot is free any more: the next turn then goes back to Redis for a job. */
+  retake(): boolean;
+}
+
+/**
  * What one BullMQ job does: take the session's lock and run its turns one after another until
  * the inbox is empty (or the queue closes, in which case the work is handed back with a new job).
  */
@@ -51,24 +61,36 @@ export class SessionJobRunner {
 
   /**
    * Runs a turn this process already claimed under `token` (a submit with a claim, local-first),
-   * then the session's next turns as `run` does. While the queue closes, it hands the turn back.
+   * then the session's next turns as `run` does, holding `slot` only while a turn runs (a next
+   * turn with no slot free is released to a job, as at shutdown: not counted as a failure). While
+   * the queue closes, it hands the turn back.
    */
-  async runClaimed(session: SessionKeys, token: string, turn: ClaimedTurn): Promise<void> {
+  async runClaimed(
+    session: SessionKeys,
+    token: string,
+    turn: ClaimedTurn,
+    slot?: LocalRunSlot,
+  ): Promise<void> {
     if (this.#options.stop.aborted) {
       await this.#options.ops.release(session, token);
       return this.#options.addJob(session.sessionKey);
     }
-    return this.#runFrom(session, token, turn);
+    return this.#runFrom(session, token, turn, slot);
   }
 
-  async #runFrom(session: SessionKeys, token: string, first: ClaimReply): Promise<void> {
+  async #runFrom(session: SessionKeys, token: string, first: ClaimReply, slot?: LocalRunSlot): Promise<void> {
     const { ops, lockMs, stop, addJob } = this.#options;
     let reply = first;
     while (reply.kind === 'turn') {
       const outcome = await this.#runTurn(session, token, reply);
       if (outcome === 'shutdown') await ops.release(session, token);
       if (outcome !== 'done') return addJob(session.sessionKey);
+      slot?.release();
       reply = await ops.finish(session, token, lockMs, !stop.aborted);
+      if (reply.kind === 'turn' && slot !== undefined && !slot.retake()) {
+        await ops.release(session, token);
+        return addJob(session.sessionKey);
+      }
     }
     if (reply.kind === 'pending' || reply.kind === 'lost') await addJob(session.sessionKey);
   }

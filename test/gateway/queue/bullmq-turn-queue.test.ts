@@ -10,6 +10,7 @@ import {
 import { queueKeys } from '../../../src/gateway/queue/session-keys.js';
 import { CLAIM, FINISH, SUBMIT, SUBMIT_CLAIM } from '../../../src/gateway/queue/session-scripts.js';
 import type { TurnContext } from '../../../src/gateway/queue/turn-queue.js';
+import { startHoldingRedisProxy } from './holding-redis-proxy.js';
 import { aborted, deferred, failures, makeItem, recorder, sleep, waitFor } from './queue-test-kit.js';
 import { startRawMonitor } from './raw-monitor.js';
 import { deleteUnder, keysUnder, REDIS_URL, TEST_QUEUE_TIMING, uniquePrefix } from './redis-test-kit.js';
@@ -236,6 +237,85 @@ describe('bullmq turn queue across instances', () => {
     expect(most).toBe(3);
     // Two ran locally (one slot always stays with the BullMQ worker), the rest through jobs.
     expect(Number(await redis.get(`${prefix}:turns:id`))).toBe(5);
+  });
+
+  it('local-first: a run gives its slot up while its FINISH is in flight, so the next submit runs here too', async () => {
+    const prefix = freshPrefix();
+    const proxy = await startHoldingRedisProxy();
+    let releaseFinish = () => {};
+    try {
+      // One slot for local work (the BullMQ worker keeps the other).
+      const queue = track(makeQueue(prefix, { connection: proxy.url }));
+      const rec = recorder(async (turn) => {
+        // The first turn ends with the worker connection (where FINISH goes) held in the proxy.
+        if (turn.sessionKey === 's1') releaseFinish = proxy.hold('hermes-worker');
+      });
+      await queue.startWorkers(rec.handler, { concurrency: 2, onFailed: failures().onFailed });
+      await queue.submit(makeItem('s1', 'm1'));
+      await waitFor(() => proxy.heldChunks('hermes-worker') > 0, 'the FINISH of s1 held');
+      expect((await queue.submit(makeItem('s2', 'm1'))).status).toBe('started');
+      await waitFor(() => rec.handled('s2').length === 1, 's2 handled while the FINISH of s1 waits');
+      releaseFinish();
+      // BullMQ numbers its jobs with this counter: never touched means no job was added.
+      expect(await redis.get(`${prefix}:turns:id`)).toBeNull();
+    } finally {
+      releaseFinish();
+      await Promise.all(open.splice(0).map((queue) => queue.close({ graceMs: 100 })));
+      await proxy.close();
+    }
+  });
+
+  it('local-first: a next turn that finds every slot taken after FINISH goes to a job, within the concurrency', async () => {
+    const prefix = freshPrefix();
+    const proxy = await startHoldingRedisProxy();
+    let releaseFinish = () => {};
+    const gate = deferred();
+    const s2Gate = deferred();
+    let running = 0;
+    let most = 0;
+    try {
+      const queue = track(makeQueue(prefix, { connection: proxy.url }));
+      const firstTurn = deferred();
+      const rec = recorder(async (turn) => {
+        running += 1;
+        most = Math.max(most, running);
+        try {
+          if (turn.sessionKey === 's1' && turn.items[0]?.eventId === 'm1') {
+            firstTurn.resolve();
+            await gate.promise;
+            releaseFinish = proxy.hold('hermes-worker');
+          }
+          if (turn.sessionKey === 's2') await s2Gate.promise;
+        } finally {
+          running -= 1;
+        }
+      });
+      await queue.startWorkers(rec.handler, { concurrency: 2, onFailed: failures().onFailed });
+      await queue.submit(makeItem('s1', 'm1'));
+      await firstTurn.promise;
+      // Waits in s1's inbox: FINISH hands it over as the next turn.
+      expect((await queue.submit(makeItem('s1', 'm2'))).status).toBe('queued');
+      gate.resolve();
+      await waitFor(() => proxy.heldChunks('hermes-worker') > 0, 'the FINISH of s1 held');
+      // s1's FINISH is held: its slot is free, and s2 takes it (and keeps it).
+      expect((await queue.submit(makeItem('s2', 'm1'))).status).toBe('started');
+      await waitFor(() => running === 1, 's2 running');
+      releaseFinish();
+      // FINISH hands s1's next turn back, no local slot is free: it runs as a BullMQ job.
+      await waitFor(() => rec.handled('s1').length === 2, 'second turn of s1 done');
+      expect(rec.handled('s1')).toEqual(['m1', 'm2']);
+      expect(rec.turns.find((turn) => turn.eventIds[0] === 'm2')?.attempt).toBe(2);
+      expect(await redis.get(`${prefix}:turns:id`)).toBe('1');
+      s2Gate.resolve();
+      await waitFor(() => rec.handled('s2').length === 1, 's2 handled');
+      expect(most).toBe(2);
+    } finally {
+      gate.resolve();
+      s2Gate.resolve();
+      releaseFinish();
+      await Promise.all(open.splice(0).map((queue) => queue.close({ graceMs: 100 })));
+      await proxy.close();
+    }
   });
 
   it('the sweep schedules a session whose job went missing', async () => {
