@@ -53,9 +53,10 @@ interface FastRequest {
  * streamed call than the global fetch. It covers what the SDK sends — a string or byte body,
  * headers, a signal — and answers with a real `Response` whose body streams as it arrives,
  * decoded when a server compresses it anyway (nothing is advertised). Anything else (FormData
- * or stream bodies, `Request` inputs, redirects, other init members) goes to the global fetch,
- * so it behaves exactly as before. Errors look like fetch's: aborts reject with the signal's
- * reason (an `AbortError`), network failures with `TypeError('fetch failed')`.
+ * or stream bodies, `Request` inputs, other init members) goes to the global fetch, so it
+ * behaves exactly as before; so do redirects, from the second hop on (the first is not sent
+ * twice). Errors look like fetch's: aborts reject with the signal's reason (an `AbortError`),
+ * network failures with `TypeError('fetch failed')`.
  */
 export function createModelFetch(options: ModelFetchOptions = {}): ModelFetch {
   return async function modelFetch(input, init) {
@@ -78,9 +79,14 @@ export function createModelFetch(options: ModelFetchOptions = {}): ModelFetch {
       throw new TypeError('fetch failed', { cause: error });
     }
     const { statusCode, body } = res;
-    if (REDIRECT_STATUSES.has(statusCode) && res.headers['location'] !== undefined) {
+    const location = res.headers['location'];
+    if (REDIRECT_STATUSES.has(statusCode) && location !== undefined) {
       body.dump().catch(() => undefined);
-      return fallbackFetch(input, init);
+      // The server answered this hop: fetch takes the next one, not this one again.
+      const next = redirectHop(plan, statusCode, Array.isArray(location) ? (location[0] ?? '') : location);
+      if (next === undefined)
+        throw new TypeError('fetch failed', { cause: new Error(`bad redirect to ${location}`) });
+      return fallbackFetch(next.url, next.init);
     }
     try {
       const headers = toHeaders(res.headers);
@@ -104,6 +110,53 @@ export function createModelFetch(options: ModelFetchOptions = {}): ModelFetch {
       throw new TypeError('fetch failed', { cause: error });
     }
   };
+}
+
+/** Request headers fetch drops when a redirect turns the request into a GET without a body. */
+const BODY_HEADERS = new Set([
+  'content-encoding',
+  'content-language',
+  'content-location',
+  'content-type',
+  'content-length',
+]);
+/** Request headers fetch drops when a redirect leaves the origin. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
+/**
+ * The request fetch's redirect step makes of `plan` answered with `status` and `location` (the
+ * fetch standard's HTTP-redirect fetch, as Node's fetch does it): 303, and 301/302 after a POST,
+ * become a GET without a body; a new origin loses the credential headers. Undefined for a
+ * location that is not an http(s) URL (fetch fails those).
+ */
+function redirectHop(
+  plan: FastRequest,
+  status: number,
+  location: string,
+): { url: string; init: RequestInit } | undefined {
+  let target: URL;
+  try {
+    target = new URL(location, plan.url);
+  } catch {
+    return undefined;
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return undefined;
+  const toGet =
+    (status === 303 && plan.method !== 'GET' && plan.method !== 'HEAD') ||
+    ((status === 301 || status === 302) && plan.method === 'POST');
+  const crossOrigin = target.origin !== new URL(plan.url).origin;
+  const headers: [string, string][] = [];
+  for (let i = 0; i + 1 < plan.headers.length; i += 2) {
+    const name = plan.headers[i] as string;
+    const lower = name.toLowerCase();
+    if (toGet && BODY_HEADERS.has(lower)) continue;
+    if (crossOrigin && CREDENTIAL_HEADERS.has(lower)) continue;
+    headers.push([name, plan.headers[i + 1] as string]);
+  }
+  const init: RequestInit = { method: toGet ? 'GET' : plan.method, headers };
+  if (!toGet && plan.body !== undefined) init.body = plan.body;
+  if (plan.signal !== undefined) init.signal = plan.signal;
+  return { url: target.href, init };
 }
 
 /** What the global fetch does with anything the fast path does not take: exactly what the SDK did before. */

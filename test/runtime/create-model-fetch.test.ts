@@ -280,6 +280,51 @@ describe('createModelFetch: responses', () => {
     expect(await kept.text()).toBe('POST /v2/chat payload');
     const changed = await modelFetch(`${server.url}/old`, { method: 'POST', body: 'payload' });
     expect(await changed.text()).toBe('GET /new ');
+    // Each hop is sent once: the fast path's answer is the redirect, fetch goes on from there.
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'POST /v1/chat',
+      'POST /v2/chat',
+      'POST /old',
+      'GET /new',
+    ]);
+  });
+
+  it('on a redirect drops what fetch drops: the body headers of a 303, credentials on a new origin', async () => {
+    const elsewhere = await startServer((_req, res) => res.writeHead(200).end('there'));
+    const server = await startServer((req, res) => {
+      if (req.url === '/see-other') res.writeHead(303, { location: '/result' }).end();
+      else if (req.url === '/away')
+        res.writeHead(308, { location: `${elsewhere.url.replace('127.0.0.1', 'localhost')}/in` }).end();
+      else if (req.url === '/bad') res.writeHead(307, { location: 'ftp://example.invalid/x' }).end();
+      else res.writeHead(200).end('here');
+    });
+    const headers = {
+      authorization: 'Bearer secret',
+      cookie: 'c=1',
+      'content-type': 'application/json',
+      'x-keep': 'yes',
+    };
+    expect(
+      await (await modelFetch(`${server.url}/see-other`, { method: 'PUT', headers, body: '{}' })).text(),
+    ).toBe('here');
+    const seeOther = server.requests.find((r) => r.url === '/result');
+    expect(seeOther?.method).toBe('GET');
+    expect(seeOther?.headers['content-type']).toBeUndefined();
+    expect(seeOther?.headers['authorization']).toBe('Bearer secret');
+
+    expect(
+      await (await modelFetch(`${server.url}/away`, { method: 'POST', headers, body: '{"a":1}' })).text(),
+    ).toBe('there');
+    const away = elsewhere.requests[0];
+    expect([away?.method, away?.url, away?.body.toString()]).toEqual(['POST', '/in', '{"a":1}']);
+    expect(away?.headers['authorization']).toBeUndefined();
+    expect(away?.headers['cookie']).toBeUndefined();
+    expect(away?.headers['content-type']).toBe('application/json');
+    expect(away?.headers['x-keep']).toBe('yes');
+
+    const bad = await rejection(modelFetch(`${server.url}/bad`, { method: 'POST', body: '{}' }));
+    expect(bad).toBeInstanceOf(TypeError);
+    expect(bad.message).toBe('fetch failed');
   });
 });
 
