@@ -4,6 +4,7 @@ import { FAKE_MODEL } from './gateway/fake-model-answer.js';
 import type { LoadTarget } from './gateway/load-job.js';
 import { startMinimalPipeline } from './gateway/minimal-pipeline.js';
 import { countKeys, deleteKeys, redisVersion } from './gateway/redis-keys.js';
+import { measureRedisRoundTripCost } from './gateway/redis-round-trip-cost.js';
 import { startBenchGateway } from './gateway/start-bench-gateway.js';
 import { startFakeModel } from './gateway/start-fake-model.js';
 import { startLoadClient } from './gateway/start-load-client.js';
@@ -169,6 +170,8 @@ await bullmqJobs.close();
 await minimal.close();
 await bare.close();
 await model.close();
+progress('redis round trip cost: back to back and sparse');
+const roundTrip = await measureRedisRoundTripCost({ prefix: `${rootPrefix}-rtt` });
 // What the BullMQ-mode gateway leaves in Redis once closed (dedupe markers expire; others should not stay).
 const gatewayKeysLeft = await countKeys(`${rootPrefix}-gw*`);
 const keysDeleted = await deleteKeys(`${rootPrefix}*`);
@@ -328,6 +331,9 @@ const result = {
     rss_mb_after_turns: 200,
     rss_growth: 'none over the second batch',
   },
+  // Why the ratio to bare BullMQ sits low here: what a round trip costs when Redis is kept busy
+  // (bare BullMQ) and when it sleeps between calls (a turn's SUBMIT_CLAIM and FINISH).
+  diagnostics: { redis_round_trip_cpu: roundTrip },
   environment: { ...environment(), redis_version: redis, redis_keys_cleaned: keysDeleted },
 };
 process.stdout.write(`${JSON.stringify(result)}\n`);
