@@ -35,7 +35,7 @@ export interface StartGroupOptions {
   /** Milliseconds to wait for the pipes to close after the leader exited (default 1000). */
   readonly drainMs?: number;
   /** Records the group so it is killed if this process dies first (see createCommandGroupLedger). */
-  readonly ledger?: Pick<CommandGroupLedger, 'env' | 'track'>;
+  readonly ledger?: Pick<CommandGroupLedger, 'claim'>;
 }
 
 /**
@@ -47,19 +47,25 @@ export interface StartGroupOptions {
 export async function startGroup(plan: SpawnPlan, options: StartGroupOptions): Promise<SpawnedGroup> {
   const killGraceMs = options.killGraceMs ?? 2000;
   const drainMs = options.drainMs ?? 1000;
-  const child = spawn(plan.file, [...plan.args], {
-    cwd: plan.cwd,
-    env: { ...plan.env, ...options.ledger?.env },
-    detached: true,
-    stdio: [plan.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    windowsHide: true,
-  });
+  // Claimed before the spawn: if this process dies right after it, the command is still found.
+  const claim = options.ledger?.claim();
+  const forget = (): void => claim?.release();
+  let child: ReturnType<typeof spawn>;
   try {
+    child = spawn(plan.file, [...plan.args], {
+      cwd: plan.cwd,
+      env: { ...plan.env, ...claim?.env },
+      detached: true,
+      stdio: [plan.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    const started = child;
     await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve);
-      child.once('error', reject);
+      started.once('spawn', resolve);
+      started.once('error', reject);
     });
   } catch (error) {
+    forget();
     throw new HermesError('exec_failed', `cannot start '${plan.file}': ${(error as Error).message}`, {
       cause: error,
     });
@@ -68,7 +74,6 @@ export async function startGroup(plan: SpawnPlan, options: StartGroupOptions): P
     // After a successful spawn the only errors are failed signals; the exit path handles them.
   });
   const pid = child.pid as number;
-  const forget = options.ledger?.track(pid) ?? (() => {});
   if (plan.input !== undefined && child.stdin !== null) {
     child.stdin.on('error', () => {
       // EPIPE when the command exits without reading its input: nothing to do.

@@ -52,6 +52,8 @@ describe('a worker killed mid-turn (BullMQ)', () => {
       model: 'fake-model',
       messages: [{ role: 'user', content: 'run the marker command' }],
     });
+    // Awaited below; if a step before fails, the gateway's close rejects it: not an unhandled error.
+    answer.catch(() => {});
 
     // The child ran the tool, persisted its result, and is now waiting on the model: kill it.
     await waitFor(() => (fake?.requests.length ?? 0) >= 2, 90_000).catch(() => {
@@ -92,6 +94,7 @@ describe('a worker killed mid-turn (BullMQ)', () => {
         model: 'fake-model',
         messages: [{ role: 'user', content: 'run the slow command' }],
       });
+      answer.catch(() => {});
 
       const started = join(testGateway.workdir, 'started.txt');
       await waitFor(() => existsSync(started) && readFileSync(started, 'utf8').trim() !== '', 90_000);
