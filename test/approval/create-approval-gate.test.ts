@@ -55,7 +55,7 @@ describe('approval gate', () => {
     ({ home, cleanup } = makeTempHome());
     clock = testClock();
     store = createMemoryApprovalStore({ now: clock.now });
-    fake.requests.length = 0;
+    fake.reset();
     fake.respond = () => ({ content: 'ESCALATE' });
   });
   afterEach(() => cleanup());

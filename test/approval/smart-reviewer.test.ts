@@ -25,7 +25,7 @@ describe('smart reviewer against a fake OpenAI server', () => {
     await fake.close();
   });
   beforeEach(() => {
-    fake.requests.length = 0;
+    fake.reset();
     fake.respond = () => ({ content: 'ESCALATE' });
     const client = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
     reviewer = createSmartReviewer({

@@ -44,6 +44,11 @@ export interface FakeOpenAi {
   script(...replies: FakeReply[]): void;
   /** Fallback when the script is empty. */
   respond: (request: RecordedRequest) => FakeReply;
+  /**
+   * Forgets recorded requests and replies still scripted, between tests: replies a failed test
+   * left unused would otherwise answer the next test's requests and fail it too.
+   */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -59,6 +64,10 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       queue.push(...replies);
     },
     respond: () => ({ content: 'ok' }),
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy();
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -39,7 +39,7 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
     afterEach(async () => {
       await gw?.close();
       gw = undefined;
-      fake.requests.length = 0;
+      fake.reset();
     });
 
     async function start(yaml = ACCESS_YAML, reuse?: TestGateway): Promise<TestGateway> {

@@ -34,7 +34,7 @@ describe.each<QueueMode>(['embedded', 'bullmq'])('chat outbox (%s)', (mode) => {
     const [owner, ...others] = started.splice(0);
     for (const gw of others.reverse()) await gw.stop();
     await owner?.close();
-    fake.requests.length = 0;
+    fake.reset();
   });
 
   const env = () => ({

@@ -19,7 +19,7 @@ describe.each(modes)('gateway through the API server (%s queue)', (mode) => {
   });
   afterEach(async () => {
     await gw?.close();
-    fake.requests.length = 0;
+    fake.reset();
     fake.respond = () => ({ content: 'ok' });
   });
 

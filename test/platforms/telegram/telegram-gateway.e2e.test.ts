@@ -51,7 +51,7 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
       await fake.close();
       removeDirs(dirs.home, dirs.workdir);
       if (mode === 'bullmq') await deleteKeys(`${dirs.redisPrefix}*`);
-      model.requests.length = 0;
+      model.reset();
       for (const line of logs) expect(line).not.toContain(fake.token);
     });
 

@@ -55,7 +55,7 @@ describe.each(modes)('webhook result delivery (%s queue)', (mode) => {
   });
   afterEach(async () => {
     await gw?.close();
-    fake.requests.length = 0;
+    fake.reset();
     receiver.calls.length = 0;
     receiver.statuses.length = 0;
   });

@@ -33,7 +33,7 @@ describe.each(['embedded', 'bullmq'] as const)('webhook routes over HTTP (%s que
   });
   afterEach(async () => {
     await gw?.close();
-    fake.requests.length = 0;
+    fake.reset();
     fake.respond = () => ({ content: 'ok' });
   });
 

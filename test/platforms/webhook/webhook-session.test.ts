@@ -24,7 +24,7 @@ describe.each(['embedded', 'bullmq'] as const)('webhook sessions (%s queue)', (m
   });
   afterEach(async () => {
     await gw?.close();
-    fake.requests.length = 0;
+    fake.reset();
     fake.respond = () => ({ content: 'ok' });
   });
 
