@@ -39,7 +39,7 @@ export async function editPrompt(
   text: string,
 ): Promise<void> {
   const adapter = adapters.get(prompt.platform);
-  if (adapter === undefined || prompt.messageId === '' || !adapter.limits.supportsEdit) return;
+  if (adapter === undefined || isUnsentPrompt(prompt) || !adapter.limits.supportsEdit) return;
   try {
     await adapter.editText(
       { chatId: prompt.chatId, ...(prompt.threadId !== undefined ? { threadId: prompt.threadId } : {}) },
@@ -52,4 +52,17 @@ export async function editPrompt(
       'could not edit a prompt',
     );
   }
+}
+
+/**
+ * The message id a prompt is recorded with before it is sent (a press may come the instant it
+ * appears, before its real id is saved). No platform message id has this form.
+ */
+export function unsentMessageId(promptId: string): string {
+  return `unsent:${promptId}`;
+}
+
+/** True while a prompt's message is not known: not sent yet, or sent without an id. */
+export function isUnsentPrompt(prompt: Pick<ActionPromptRecord, 'messageId' | 'promptId'>): boolean {
+  return prompt.messageId === '' || prompt.messageId === unsentMessageId(prompt.promptId);
 }

@@ -4,9 +4,10 @@ import type { ApprovalRequest } from '../../approval/approval-types.js';
 import type { ChatAddress, PlatformAdapter } from '../../platforms/adapter.js';
 import type { DeliveryResult } from '../delivery/create-delivery.js';
 import type { GatewayEvent } from '../events/gateway-event.js';
-import { renderApprovalPrompt } from '../prompts/render-approval-prompt.js';
+import { renderApprovalOutcome, renderApprovalPrompt } from '../prompts/render-approval-prompt.js';
 import { renderClarifyPrompt } from '../prompts/render-clarify-prompt.js';
-import { type OutboxKind, outboxId } from '../store/gateway-store.js';
+import { type ActionPromptInput, type OutboxKind, outboxId } from '../store/gateway-store.js';
+import { editPrompt, isUnsentPrompt, unsentMessageId } from './approval-decisions.js';
 import type { ChatActivity, ControlDeps } from './control-deps.js';
 
 const requestSchema = approvalRequestSchema.passthrough();
@@ -175,14 +176,12 @@ async function showPrompt(
     }
     const request = parsed.data as unknown as ApprovalRequest;
     const existing = await deps.store.findActionPromptByRequest(request.id);
-    if (existing !== undefined && existing.parkId === event.parkId) return;
+    if (existing !== undefined && existing.parkId === event.parkId && !isUnsentPrompt(existing)) return;
     const prompt = renderApprovalPrompt(request, { now: deps.now(), prefix: adapter.limits.commandPrefix });
-    const messageId = await send(deps, adapter, to, event.sessionKey, request.id, prompt);
-    await deps.store.saveActionPrompt({
+    await showRecorded(deps, adapter, to, event.sessionKey, prompt, {
       ...base,
       promptId: request.id,
       kind: 'approval',
-      messageId,
       requestId: request.id,
       expiresAt: request.expiresAt,
     });
@@ -192,18 +191,53 @@ async function showPrompt(
     const parsed = clarifySchema.safeParse(event.payload);
     if (!parsed.success) return;
     const promptId = event.parkId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40);
-    if ((await deps.store.getActionPrompt(promptId)) !== undefined) return;
+    const existing = await deps.store.getActionPrompt(promptId);
+    if (existing !== undefined && !isUnsentPrompt(existing)) return;
     const prompt = renderClarifyPrompt(promptId, parsed.data);
-    const messageId = await send(deps, adapter, to, event.sessionKey, promptId, prompt);
-    await deps.store.saveActionPrompt({
+    await showRecorded(deps, adapter, to, event.sessionKey, prompt, {
       ...base,
       promptId,
       kind: 'clarify',
-      messageId,
       choices: parsed.data.choices.slice(0, 4),
     });
   }
 }
+
+/**
+ * Records a prompt, then shows it, then records its message id. The record comes first: a user
+ * may press a button the instant it appears, and the press must find its prompt. A prompt
+ * answered between the send and the second save is edited to its outcome at once (the answer
+ * could not edit a message whose id was not known yet).
+ */
+async function showRecorded(
+  deps: ControlDeps,
+  adapter: PlatformAdapter,
+  to: ChatAddress,
+  sessionKey: string,
+  prompt: ReturnType<typeof renderApprovalPrompt>,
+  record: Omit<ActionPromptInput, 'messageId'>,
+): Promise<void> {
+  await deps.store.saveActionPrompt({ ...record, messageId: unsentMessageId(record.promptId) });
+  const messageId = await send(deps, adapter, to, sessionKey, record.promptId, prompt);
+  if (messageId === '') return;
+  await deps.store.saveActionPrompt({ ...record, messageId });
+  const saved = await deps.store.getActionPrompt(record.promptId);
+  if (saved?.resolved === undefined) return;
+  const text = settledPromptText(saved.kind, saved.resolved.outcome, saved.resolved.resolvedBy);
+  if (text !== undefined) await editPrompt(deps, new Map([[adapter.platform, adapter]]), saved, text);
+}
+
+/** What a prompt settled before its message id was saved shows (as the answer would have edited it). */
+function settledPromptText(kind: string, outcome: string, by: string | undefined): string | undefined {
+  if (kind === 'clarify') {
+    if (outcome === 'timeout') return '⌛ This question expired without an answer.';
+    return by === undefined ? '❓ Answered.' : `❓ Answered by ${by}.`;
+  }
+  const parsed = approvalOutcomeSchema.safeParse(outcome);
+  return parsed.success ? renderApprovalOutcome(parsed.data, by) : undefined;
+}
+
+const approvalOutcomeSchema = z.enum(['once', 'session', 'always', 'deny', 'timeout', 'cancelled']);
 
 /**
  * Shows a prompt: with buttons where the platform has them, else as text naming the commands.

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { PlatformAdapter } from '../../../src/platforms/adapter.js';
 import { createTestAdapter } from '../../../src/platforms/test-adapter/create-test-adapter.js';
 import type { TestAdapter } from '../../../src/platforms/test-adapter/test-adapter-types.js';
 import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
@@ -115,6 +116,45 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
       expect(existsSync(join(gw!.workdir, 'build'))).toBe(false);
       expect(adapter.shown(prompt.messageId)?.text).toContain('Allowed once by Alice');
       expect(adapter.shown(prompt.messageId)?.choices).toHaveLength(0);
+    });
+
+    it('takes a press that comes the instant the prompt appears, before its message id is saved', async () => {
+      adapter = createTestAdapter();
+      let pressed: Awaited<ReturnType<TestAdapter['press']>> | undefined;
+      // The platform delivers the click before sendPrompt has even returned to the gateway.
+      const eager: PlatformAdapter = {
+        ...adapter,
+        sendPrompt: async (to, prompt) => {
+          const sent = await adapter.sendPrompt(to, prompt);
+          pressed = await adapter.press({
+            messageId: sent.messageId,
+            userId: 'alice',
+            userName: 'Alice',
+            label: '✅ Allow once',
+          });
+          return sent;
+        },
+      };
+      gw = await startTestGateway({
+        mode,
+        env: {
+          OPENAI_BASE_URL: fake.baseURL,
+          OPENAI_API_KEY: 'sk-test-0123456789abcdef',
+          HERMES_MODEL: 'fake-model',
+        },
+        yaml: ACCESS_YAML,
+        adapters: [eager],
+      });
+      mkdirSync(join(gw.workdir, 'build'));
+      fake.script(terminalCall('rm -rf build'), { content: 'Deleted the build folder.' });
+      await adapter.say({ ...ALICE, text: 'clean the build folder' });
+      await waitFor(() => texts().includes('Deleted the build folder.'), 10_000);
+      expect(pressed).toMatchObject({ status: 'answered', notice: 'Done: allowed once.' });
+      expect(existsSync(join(gw.workdir, 'build'))).toBe(false);
+      // The answer could not edit a message whose id was unknown; showing it did, right after.
+      const shown = adapter.shown(lastPrompt().messageId);
+      expect(shown?.text).toContain('Allowed once by Alice');
+      expect(shown?.choices).toHaveLength(0);
     });
 
     it('refuses a foreign user and a forged id, then takes the requester’s denial', async () => {
