@@ -43,7 +43,12 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
       fake.reset();
     });
 
-    async function start(yaml = ACCESS_YAML, reuse?: TestGateway): Promise<TestGateway> {
+    /** `platform` may wrap the test adapter (the gateway talks to the wrapper, tests to `adapter`). */
+    async function start(
+      yaml = ACCESS_YAML,
+      reuse?: TestGateway,
+      platform: (inner: TestAdapter) => PlatformAdapter = (inner) => inner,
+    ): Promise<TestGateway> {
       adapter = createTestAdapter();
       gw = await startTestGateway({
         mode,
@@ -53,7 +58,7 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
           HERMES_MODEL: 'fake-model',
         },
         yaml,
-        adapters: [adapter],
+        adapters: [platform(adapter)],
         ...(reuse !== undefined ? { home: reuse.home, workdir: reuse.workdir } : {}),
       });
       return gw;
@@ -119,14 +124,13 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
     });
 
     it('takes a press that comes the instant the prompt appears, before its message id is saved', async () => {
-      adapter = createTestAdapter();
       let pressed: Awaited<ReturnType<TestAdapter['press']>> | undefined;
       // The platform delivers the click before sendPrompt has even returned to the gateway.
-      const eager: PlatformAdapter = {
-        ...adapter,
+      const started = await start(ACCESS_YAML, undefined, (inner) => ({
+        ...inner,
         sendPrompt: async (to, prompt) => {
-          const sent = await adapter.sendPrompt(to, prompt);
-          pressed = await adapter.press({
+          const sent = await inner.sendPrompt(to, prompt);
+          pressed = await inner.press({
             messageId: sent.messageId,
             userId: 'alice',
             userName: 'Alice',
@@ -134,23 +138,13 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
           });
           return sent;
         },
-      };
-      gw = await startTestGateway({
-        mode,
-        env: {
-          OPENAI_BASE_URL: fake.baseURL,
-          OPENAI_API_KEY: 'sk-test-0123456789abcdef',
-          HERMES_MODEL: 'fake-model',
-        },
-        yaml: ACCESS_YAML,
-        adapters: [eager],
-      });
-      mkdirSync(join(gw.workdir, 'build'));
+      }));
+      mkdirSync(join(started.workdir, 'build'));
       fake.script(terminalCall('rm -rf build'), { content: 'Deleted the build folder.' });
       await adapter.say({ ...ALICE, text: 'clean the build folder' });
       await waitFor(() => texts().includes('Deleted the build folder.'), 10_000);
       expect(pressed).toMatchObject({ status: 'answered', notice: 'Done: allowed once.' });
-      expect(existsSync(join(gw.workdir, 'build'))).toBe(false);
+      expect(existsSync(join(started.workdir, 'build'))).toBe(false);
       // The answer could not edit a message whose id was unknown; showing it did, right after.
       const shown = adapter.shown(lastPrompt().messageId);
       expect(shown?.text).toContain('Allowed once by Alice');
