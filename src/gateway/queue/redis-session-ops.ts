@@ -158,8 +158,13 @@ export class RedisSessionOps {
     );
   }
 
-  async release(session: SessionKeys, token: string): Promise<boolean> {
-    return integer.parse(await this.#run(RELEASE, [session.lock, session.turn], [token])) === 1;
+  /**
+   * Gives the session lock up and keeps its turn for another worker. `unrun`: the turn was
+   * claimed under this token but its handler never started, so its start is not counted.
+   */
+  async release(session: SessionKeys, token: string, options: { unrun?: boolean } = {}): Promise<boolean> {
+    const unrun = options.unrun === true ? 1 : 0;
+    return integer.parse(await this.#run(RELEASE, [session.lock, session.turn], [token, unrun])) === 1;
   }
 
   async attemptFailed(session: SessionKeys, token: string): Promise<number | undefined> {

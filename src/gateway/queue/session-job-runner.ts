@@ -72,7 +72,7 @@ export class SessionJobRunner {
     slot?: LocalRunSlot,
   ): Promise<void> {
     if (this.#options.stop.aborted) {
-      await this.#options.ops.release(session, token);
+      await this.#options.ops.release(session, token, { unrun: true });
       return this.#options.addJob(session.sessionKey);
     }
     return this.#runFrom(session, token, turn, slot);
@@ -88,7 +88,7 @@ export class SessionJobRunner {
       slot?.release();
       reply = await ops.finish(session, token, lockMs, !stop.aborted);
       if (reply.kind === 'turn' && slot !== undefined && !slot.retake()) {
-        await ops.release(session, token);
+        await ops.release(session, token, { unrun: true });
         return addJob(session.sessionKey);
       }
     }

@@ -150,12 +150,20 @@ return {'idle'}
 `,
 );
 
-/** release (shutdown): keep the turn for another worker, not counted as a failure. KEYS: lock, turn. ARGV: token. → 1 | 0 */
+/**
+ * release (shutdown, or no local slot for the next turn): keep the turn for another worker, not
+ * counted as a failure. With `unrun` 1 the claim under this token never started the handler, so
+ * its start is taken back too: the next claim gets the attempt number this one got.
+ * KEYS: lock, turn. ARGV: token, unrun (1|0). → 1 | 0
+ */
 export const RELEASE = defineScript(
   'release',
   `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('HSET', KEYS[2], 'running', 0) end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('HSET', KEYS[2], 'running', 0)
+  if ARGV[2] == '1' then redis.call('HINCRBY', KEYS[2], 'starts', -1) end
+end
 redis.call('DEL', KEYS[1])
 return 1
 `,

@@ -148,6 +148,27 @@ describe('bullmq turn queue across instances', () => {
     expect(failed.list).toEqual([]);
   });
 
+  it('a turn a submit claimed while the queue closed is handed back unrun: the next instance runs attempt 1', async () => {
+    const prefix = freshPrefix();
+    const first = track(makeQueue(prefix));
+    const firstRec = recorder();
+    const failed = failures();
+    await first.startWorkers(firstRec.handler, { concurrency: 2, onFailed: failed.onFailed });
+    // The submit reserves a local slot and claims the session; the close lands before its reply.
+    const submitted = first.submit(makeItem('s', 'm1'));
+    const closed = first.close({ graceMs: 100 });
+    expect((await submitted).status).toBe('started');
+    await closed;
+    expect(firstRec.turns).toEqual([]);
+
+    const second = track(makeQueue(prefix));
+    const secondRec = recorder();
+    await second.startWorkers(secondRec.handler, { concurrency: 2, onFailed: failed.onFailed });
+    await waitFor(() => secondRec.handled('s').length === 1, 'the turn finished on the second instance');
+    expect(secondRec.turns.map((turn) => [turn.eventIds, turn.attempt])).toEqual([[['m1'], 1]]);
+    expect(failed.list).toEqual([]);
+  });
+
   it('local-first: a process with a free slot runs the turn itself, without a BullMQ job', async () => {
     const prefix = freshPrefix();
     const queue = track(makeQueue(prefix));
@@ -304,7 +325,8 @@ describe('bullmq turn queue across instances', () => {
       // FINISH hands s1's next turn back, no local slot is free: it runs as a BullMQ job.
       await waitFor(() => rec.handled('s1').length === 2, 'second turn of s1 done');
       expect(rec.handled('s1')).toEqual(['m1', 'm2']);
-      expect(rec.turns.find((turn) => turn.eventIds[0] === 'm2')?.attempt).toBe(2);
+      // Its handler never started before the hand-back: still its first attempt.
+      expect(rec.turns.find((turn) => turn.eventIds[0] === 'm2')?.attempt).toBe(1);
       expect(await redis.get(`${prefix}:turns:id`)).toBe('1');
       s2Gate.resolve();
       await waitFor(() => rec.handled('s2').length === 1, 's2 handled');
