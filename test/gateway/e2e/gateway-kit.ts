@@ -132,16 +132,20 @@ export async function deleteKeys(pattern: string): Promise<void> {
   }
 }
 
+/**
+ * Polls `condition` until it holds. The default deadline stays below the test timeout (20 s), so
+ * a wait that never ends fails with the condition's own source rather than "Test timed out".
+ */
 export async function waitFor(
   condition: () => boolean | Promise<boolean>,
-  timeoutMs = 20_000,
+  timeoutMs = 15_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await condition()) return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error('condition not met in time');
+  throw new Error(`condition not met within ${timeoutMs} ms: ${String(condition).slice(0, 300)}`);
 }
 
 const BIN = resolve(import.meta.dirname, '../../../bin/hermes-gateway');
