@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { HermesError } from '../../errors/hermes-error.js';
 import type { CommandGroupLedger } from './command-group-ledger.js';
 
@@ -59,11 +60,8 @@ export async function startGroup(plan: SpawnPlan, options: StartGroupOptions): P
       stdio: [plan.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
-    const started = child;
-    await new Promise<void>((resolve, reject) => {
-      started.once('spawn', resolve);
-      started.once('error', reject);
-    });
+    // Rejects with the spawn error ('error' before 'spawn').
+    await once(child, 'spawn');
   } catch (error) {
     forget();
     throw new HermesError('exec_failed', `cannot start '${plan.file}': ${(error as Error).message}`, {
