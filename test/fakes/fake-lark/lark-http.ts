@@ -155,8 +155,9 @@ export async function startLarkHttp(
   }
 
   const server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
+    handle(req, res).catch((error: unknown) => {
+      // A bug in the fake, not a Lark answer: say so in the body.
+      if (!res.headersSent) res.writeHead(500).end(`fake-lark failed: ${String(error)}`);
       else res.destroy();
     });
   });

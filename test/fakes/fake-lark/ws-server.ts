@@ -102,7 +102,7 @@ export class FakeLarkWs {
     const query = new URLSearchParams({
       fpid: '493',
       aid: '552564',
-      device_id: String(randomInt(1e15, 9e15)),
+      device_id: `${randomInt(1e6, 1e7)}${randomInt(1e11, 1e12)}`,
       access_key: randomBytes(16).toString('hex'),
       service_id: String(this.serviceId),
       ticket,
