@@ -6,6 +6,8 @@ import {
   type CallbackVariant,
   postCallback,
 } from './fake-lark/callback-crypto.js';
+import { applyCardAnswer, type ClickRecord } from './fake-lark/card-answer.js';
+import type { FakeLarkFailure } from './fake-lark/failures.js';
 import {
   cardActionEvent,
   type EventApp,
@@ -21,7 +23,6 @@ import { larkIds } from './fake-lark/lark-ids.js';
 import {
   type FakeDocument,
   type FakeLarkChat,
-  type FakeLarkFailure,
   type FakeLarkMessage,
   type FakeLarkUser,
   type FakeResource,
@@ -29,17 +30,19 @@ import {
   type LarkRoute,
   LarkState,
   type RecordedCall,
+  type ResourceInput,
 } from './fake-lark/lark-state.js';
 import { checkContent, type RenderedContent } from './fake-lark/message-content.js';
 import type { FakeLarkBot, OpenApiContext } from './fake-lark/open-api-routes.js';
 import { FakeLarkWs, type WsAck, type WsClientConfig } from './fake-lark/ws-server.js';
 
 export { buildCallbackRequest, postCallback } from './fake-lark/callback-crypto.js';
-export { chatRateLimited, internalError, rateLimited } from './fake-lark/lark-state.js';
+export { chatRateLimited, internalError, rateLimited } from './fake-lark/failures.js';
 export type {
   CallbackRequest,
   CallbackResponse,
   CallbackVariant,
+  ClickRecord,
   FakeDocument,
   FakeLarkChat,
   FakeLarkFailure,
@@ -51,6 +54,7 @@ export type {
   LarkRoute,
   PostElement,
   RecordedCall,
+  ResourceInput,
   WsAck,
   WsClientConfig,
 };
@@ -83,15 +87,6 @@ export interface FakeLarkOptions {
   readonly limits?: Partial<FakeLarkLimits>;
 }
 
-export interface ResourceInput {
-  /** The bytes; or omit them and give `size` to stream that many zero bytes. */
-  readonly bytes?: Buffer;
-  readonly size?: number;
-  readonly contentType?: string;
-  readonly fileName?: string;
-  readonly omitContentLength?: boolean;
-}
-
 interface InboundBase {
   readonly from: FakeLarkUser;
   readonly chat: FakeLarkChat;
@@ -116,17 +111,6 @@ export interface CardClick {
   readonly label?: string;
   readonly value?: unknown;
   readonly eventId?: string;
-}
-
-/** What became of a card click once the app answered. */
-export interface ClickRecord {
-  readonly messageId: string;
-  readonly operator: string;
-  readonly value: unknown;
-  readonly via: 'webhook' | 'ws';
-  /** updated: the answer carried a card that now shows; failed: the user saw Lark's error. */
-  readonly outcome: 'updated' | 'unchanged' | 'failed';
-  readonly toast: { readonly type: string; readonly content: string } | undefined;
 }
 
 export interface DeliverOptions {
@@ -201,9 +185,6 @@ const DEFAULT_WS: WsClientConfig = {
   ReconnectNonce: 30,
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * A protocol-level fake of the Feishu/Lark open platform on 127.0.0.1, spoken to by the real
  * `@larksuiteoapi/node-sdk` (`new lark.Client({ appId, appSecret, domain: fake.domain })`, and
@@ -236,29 +217,15 @@ export async function startFakeLark(options: FakeLarkOptions = {}): Promise<Fake
     return ws;
   }
 
-  function storeResource(kind: 'image' | 'file', input: ResourceInput): FakeResource {
-    const resource: FakeResource = {
-      fileKey: kind === 'image' ? larkIds.imageKey() : larkIds.fileKey(),
-      kind,
-      contentType: input.contentType ?? (kind === 'image' ? 'image/png' : 'application/octet-stream'),
-      fileName: input.fileName ?? (kind === 'image' ? 'image.png' : 'file.bin'),
-      size: input.bytes?.length ?? input.size ?? 0,
-      bytes: input.bytes,
-      omitContentLength: input.omitContentLength ?? false,
-    };
-    state.resources.set(resource.fileKey, resource);
-    return resource;
-  }
-
   function inboundContent(input: InboundMessage): { msgType: string; content: string } {
     if ('text' in input) return { msgType: 'text', content: textContent(input.text) };
     if ('post' in input)
       return { msgType: 'post', content: postContent(input.post.title ?? '', input.post.content) };
     if ('image' in input) {
-      const image = storeResource('image', input.image);
+      const image = state.addResource('image', input.image);
       return { msgType: 'image', content: JSON.stringify({ image_key: image.fileKey }) };
     }
-    const file = storeResource('file', input.file);
+    const file = state.addResource('file', input.file);
     return { msgType: 'file', content: JSON.stringify({ file_key: file.fileKey, file_name: file.fileName }) };
   }
 
@@ -266,56 +233,6 @@ export async function startFakeLark(options: FakeLarkOptions = {}): Promise<Fake
     const check = checkContent(msgType, content, 0, { textBytes: Infinity, cardBytes: Infinity });
     if (!check.ok) throw new Error(`fake-lark: invalid inbound ${msgType} content: ${check.msg}`);
     return check.rendered;
-  }
-
-  function applyCardAnswer(
-    payload: object,
-    via: ClickRecord['via'],
-    delivered: boolean,
-    answer: unknown,
-  ): void {
-    if (
-      !isRecord(payload) ||
-      !isRecord(payload['header']) ||
-      payload['header']['event_type'] !== 'card.action.trigger'
-    ) {
-      return;
-    }
-    const event = isRecord(payload['event']) ? payload['event'] : {};
-    const context = isRecord(event['context']) ? event['context'] : {};
-    const operator = isRecord(event['operator']) ? event['operator'] : {};
-    const action = isRecord(event['action']) ? event['action'] : {};
-    const messageId = String(context['open_message_id'] ?? '');
-    const toastValue = isRecord(answer) && isRecord(answer['toast']) ? answer['toast'] : undefined;
-    const toast =
-      toastValue === undefined
-        ? undefined
-        : { type: String(toastValue['type'] ?? 'info'), content: String(toastValue['content'] ?? '') };
-    let outcome: ClickRecord['outcome'] = 'unchanged';
-    const known =
-      answer === undefined ||
-      (isRecord(answer) && Object.keys(answer).every((k) => k === 'toast' || k === 'card'));
-    if (!delivered || !known) outcome = 'failed';
-    else if (isRecord(answer) && isRecord(answer['card'])) {
-      const card = answer['card'];
-      const content = card['type'] === 'template' ? JSON.stringify(card) : JSON.stringify(card['data']);
-      const check = checkContent('interactive', content, Buffer.byteLength(content), limits);
-      const message = state.messages.get(messageId);
-      if (!check.ok || (card['type'] !== 'raw' && card['type'] !== 'template') || message === undefined) {
-        outcome = 'failed';
-      } else {
-        state.replaceContent(message, 'card_callback', 'interactive', content, check.rendered);
-        outcome = 'updated';
-      }
-    }
-    clicks.push({
-      messageId,
-      operator: String(operator['open_id'] ?? ''),
-      value: action['value'],
-      via,
-      outcome,
-      toast,
-    });
   }
 
   const webhookRequest = (payload: object, deliver: DeliverOptions = {}): CallbackRequest => {
@@ -403,6 +320,9 @@ export async function startFakeLark(options: FakeLarkOptions = {}): Promise<Fake
     async deliverWebhook(url, payload, deliver = {}) {
       const response = await postCallback(url, webhookRequest(payload, deliver));
       applyCardAnswer(
+        state,
+        limits,
+        clicks,
         payload,
         'webhook',
         response.status === 200 && response.json !== undefined,
@@ -413,6 +333,9 @@ export async function startFakeLark(options: FakeLarkOptions = {}): Promise<Fake
     async pushEvent(payload, pushOptions = {}) {
       const ack = await wsServer().push(payload, pushOptions);
       applyCardAnswer(
+        state,
+        limits,
+        clicks,
         payload,
         'ws',
         ack.acknowledged && ack.code === 200,
@@ -422,7 +345,7 @@ export async function startFakeLark(options: FakeLarkOptions = {}): Promise<Fake
     },
     ws,
     clicks,
-    addResource: storeResource,
+    addResource: (kind, input) => state.addResource(kind, input),
     addDocument(input) {
       const document: FakeDocument = {
         documentId: larkIds.documentId(),

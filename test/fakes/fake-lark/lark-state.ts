@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { FailurePlan } from './failures.js';
 import { larkIds } from './lark-ids.js';
 import type { CardButton, RenderedContent } from './message-content.js';
 
@@ -33,83 +34,6 @@ export interface RecordedCall {
   status: number;
   /** The Lark `code` answered (0 on success), when the answer was JSON. */
   code: number | undefined;
-}
-
-/** A planned failure for the next call(s) of a route. */
-export type FakeLarkFailure =
-  | {
-      /** Answer with this HTTP status and Lark error body. */
-      readonly status: number;
-      readonly code: number;
-      readonly msg: string;
-      readonly headers?: Readonly<Record<string, string>>;
-      readonly times?: number;
-      readonly delayMs?: number;
-    }
-  | {
-      /** Answer with a non-JSON body (a proxy's error page). */
-      readonly status: number;
-      readonly rawBody: string;
-      readonly times?: number;
-      readonly delayMs?: number;
-    }
-  | {
-      /**
-       * Destroy the socket without answering: `before` handling (nothing happens) or `after` it
-       * (the call took effect — e.g. the message is stored — but the client never hears so).
-       */
-      readonly drop: 'before' | 'after';
-      readonly times?: number;
-      readonly delayMs?: number;
-    }
-  | {
-      /** Only wait, then answer normally. */
-      readonly delayMs: number;
-      readonly times?: number;
-    };
-
-/** Lark's gateway rate limit: HTTP 429, code 99991400, reset seconds in `x-ogw-ratelimit-reset`. */
-export const rateLimited = (resetSeconds = 1, times = 1): FakeLarkFailure => ({
-  status: 429,
-  code: 99991400,
-  msg: 'request trigger frequency limit',
-  headers: { 'x-ogw-ratelimit-limit': '50', 'x-ogw-ratelimit-reset': String(resetSeconds) },
-  times,
-});
-/** The per-chat send limit (5 QPS per user or group): HTTP 400, code 230020. */
-export const chatRateLimited = (times = 1): FakeLarkFailure => ({
-  status: 400,
-  code: 230020,
-  msg: 'This operation triggers the frequency limit.',
-  times,
-});
-/** An internal error: HTTP 500, code 2200. */
-export const internalError = (times = 1): FakeLarkFailure => ({
-  status: 500,
-  code: 2200,
-  msg: 'Internal Error',
-  times,
-});
-
-export class FailurePlan {
-  readonly #planned: { route: LarkRoute; failure: FakeLarkFailure; remaining: number }[] = [];
-
-  add(route: LarkRoute, failure: FakeLarkFailure): void {
-    this.#planned.push({ route, failure, remaining: failure.times ?? 1 });
-  }
-
-  clear(): void {
-    this.#planned.length = 0;
-  }
-
-  take(route: LarkRoute): FakeLarkFailure | undefined {
-    const index = this.#planned.findIndex((entry) => entry.route === route);
-    const entry = this.#planned[index];
-    if (entry === undefined) return undefined;
-    entry.remaining -= 1;
-    if (entry.remaining <= 0) this.#planned.splice(index, 1);
-    return entry.failure;
-  }
 }
 
 export interface FakeLarkUser {
@@ -174,6 +98,15 @@ export interface FakeResource {
   readonly bytes: Buffer | undefined;
   /** Answer without Content-Length (chunked), as a misbehaving proxy might. */
   readonly omitContentLength: boolean;
+}
+
+export interface ResourceInput {
+  /** The bytes; or omit them and give `size` to stream that many zero bytes. */
+  readonly bytes?: Buffer;
+  readonly size?: number;
+  readonly contentType?: string;
+  readonly fileName?: string;
+  readonly omitContentLength?: boolean;
 }
 
 export interface FakeDocument {
@@ -262,6 +195,20 @@ export class LarkState {
     const seen = this.#uuids.get(uuid);
     if (seen === undefined || this.now() - seen.at >= this.uuidWindowMs) return undefined;
     return this.messages.get(seen.messageId);
+  }
+
+  addResource(kind: 'image' | 'file', input: ResourceInput): FakeResource {
+    const resource: FakeResource = {
+      fileKey: kind === 'image' ? larkIds.imageKey() : larkIds.fileKey(),
+      kind,
+      contentType: input.contentType ?? (kind === 'image' ? 'image/png' : 'application/octet-stream'),
+      fileName: input.fileName ?? (kind === 'image' ? 'image.png' : 'file.bin'),
+      size: input.bytes?.length ?? input.size ?? 0,
+      bytes: input.bytes,
+      omitContentLength: input.omitContentLength ?? false,
+    };
+    this.resources.set(resource.fileKey, resource);
+    return resource;
   }
 
   addUser(name: string, isBot: boolean): FakeLarkUser {
