@@ -3,10 +3,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as lark from '@larksuiteoapi/node-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decryptPayload, encryptPayload, larkSignature } from './fake-lark/callback-crypto.js';
-import { urlVerification } from './fake-lark/lark-events.js';
 import { keptLogger, sdkClient } from './fake-lark/lark-sdk-kit.js';
-import { type CallbackRequest, type FakeLark, postCallback, startFakeLark } from './fake-lark.js';
+import {
+  type CallbackRequest,
+  decryptPayload,
+  encryptPayload,
+  type FakeLark,
+  larkSignature,
+  postCallback,
+  startFakeLark,
+  urlVerification,
+} from './fake-lark.js';
 
 /**
  * The callbacks the fake builds, checked against the SDK's own EventDispatcher and AESCipher —

@@ -36,8 +36,22 @@ import { checkContent, type RenderedContent } from './fake-lark/message-content.
 import type { FakeLarkBot, OpenApiContext } from './fake-lark/open-api-routes.js';
 import { FakeLarkWs, type WsAck, type WsClientConfig } from './fake-lark/ws-server.js';
 
-export { buildCallbackRequest, postCallback } from './fake-lark/callback-crypto.js';
+export {
+  buildCallbackRequest,
+  decryptPayload,
+  encryptPayload,
+  larkSignature,
+  postCallback,
+} from './fake-lark/callback-crypto.js';
 export { chatRateLimited, internalError, rateLimited } from './fake-lark/failures.js';
+export {
+  cardActionEvent,
+  eventEnvelope,
+  messageReceiveEvent,
+  postContent,
+  textContent,
+  urlVerification,
+} from './fake-lark/lark-events.js';
 export type {
   CallbackRequest,
   CallbackResponse,
@@ -190,6 +204,13 @@ const DEFAULT_WS: WsClientConfig = {
  * `@larksuiteoapi/node-sdk` (`new lark.Client({ appId, appSecret, domain: fake.domain })`, and
  * `new lark.WSClient({ …, domain: fake.domain })` for the long connection). It keeps what each
  * chat shows, records every call, and builds the callbacks Lark would send.
+ *
+ *     const fake = await startFakeLark({ encryptKey: 'k' });
+ *     const ann = fake.user('Ann');
+ *     const { event } = fake.userSends({ from: ann, chat: fake.group('team', [ann]),
+ *       text: '@_user_1 hi', mentions: ['bot'] });
+ *     await fake.deliverWebhook(`${gateway}/feishu/webhook`, event); // or fake.pushEvent(event)
+ *     fake.botMessages(chatId); fake.failNext('im.message.create', rateLimited(1));
  */
 export async function startFakeLark(options: FakeLarkOptions = {}): Promise<FakeLark> {
   const appId = options.appId ?? larkIds.appId();
