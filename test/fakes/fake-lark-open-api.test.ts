@@ -369,6 +369,15 @@ describe('fake Lark Open API', () => {
     expect(failure.headers).toMatchObject({ 'x-ogw-ratelimit-reset': '2' });
     expect(fake.callsOf('im.message.create')).toHaveLength(1);
     expect((await send()).code).toBe(0);
+    fake.failNext('im.message.create', rateLimited(1, 1, 400));
+    expect(larkFailure(await rejection(send()))).toMatchObject({ status: 400, code: 99991400 });
+    fake.failNext('im.message.create', {
+      status: 200,
+      code: 230020,
+      msg: 'This operation triggers the frequency limit.',
+    });
+    // With HTTP 200 the SDK resolves: the caller has to look at `code` itself.
+    expect(await send()).toMatchObject({ code: 230020 });
     fake.failNext('im.message.create', { status: 502, rawBody: '<html>Bad Gateway</html>' });
     expect(larkFailure(await rejection(send())).status).toBe(502);
   });

@@ -199,6 +199,26 @@ describe('fake Lark long connection', () => {
     expect(fake.ws.connections).toBe(1);
   });
 
+  it('fails discovery for good with a wrong app secret', async () => {
+    fake = await startFakeLark();
+    const errors: Error[] = [];
+    const ws = new lark.WSClient({
+      appId: fake.appId,
+      appSecret: 'wrong',
+      domain: fake.domain,
+      logger: keptLogger().logger,
+      onError: (error) => {
+        errors.push(error);
+      },
+    });
+    client = ws;
+    await ws.start({ eventDispatcher: new lark.EventDispatcher({ logger: keptLogger().logger }) });
+    await waitFor(() => errors.length === 1);
+    expect(String(errors[0])).toMatch(/code=514/);
+    expect(ws.getConnectionStatus().state).toBe('failed');
+    expect(fake.ws.connections).toBe(0);
+  });
+
   it('SDK pitfall: an app id not shaped cli_ + 16 hex makes start() return without connecting', async () => {
     const { fake, log } = await connect({ appId: 'cli_not_a_real_id' });
     expect(fake.ws.endpointCalls).toBe(0);

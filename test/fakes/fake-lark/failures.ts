@@ -33,9 +33,12 @@ export type FakeLarkFailure =
       readonly times?: number;
     };
 
-/** Lark's gateway rate limit: HTTP 429, code 99991400, reset seconds in `x-ogw-ratelimit-reset`. */
-export const rateLimited = (resetSeconds = 1, times = 1): FakeLarkFailure => ({
-  status: 429,
+/**
+ * Lark's app rate limit: code 99991400 with the seconds to wait in `x-ogw-ratelimit-reset`. The
+ * gateway answers HTTP 429; many APIs document HTTP 400 with the same code (pass `status: 400`).
+ */
+export const rateLimited = (resetSeconds = 1, times = 1, status: 429 | 400 = 429): FakeLarkFailure => ({
+  status,
   code: 99991400,
   msg: 'request trigger frequency limit',
   headers: { 'x-ogw-ratelimit-limit': '50', 'x-ogw-ratelimit-reset': String(resetSeconds) },
