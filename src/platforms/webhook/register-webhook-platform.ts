@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import type { EventBus } from '../../gateway/events/event-bus.js';
+import { access } from '../../gateway/http/route-access.js';
 import type { InboxItem, SubmitResult } from '../../gateway/queue/turn-queue.js';
 import type { GatewayStore } from '../../gateway/store/gateway-store.js';
 import { createAuthLockout } from './auth-lockout.js';
@@ -147,21 +148,26 @@ export function registerWebhookPlatform(app: FastifyInstance, deps: WebhookPlatf
       );
     });
     for (const route of routes) {
-      scope.post(`/webhooks/${route.name}`, { bodyLimit: route.maxBodyBytes }, (request, reply) =>
-        handleWebhookPost(postContext, route, request, reply),
+      // The handlers check the route's secret before anything else; an `insecure` route (no
+      // secret, loopback only) is public.
+      const routeAccess = access(route.secret === undefined ? 'public' : 'signed');
+      scope.post(
+        `/webhooks/${route.name}`,
+        { ...routeAccess, bodyLimit: route.maxBodyBytes },
+        (request, reply) => handleWebhookPost(postContext, route, request, reply),
       );
-      scope.get<{ Params: { id: string } }>(`/webhooks/${route.name}/runs/:id`, getRun(route));
+      scope.get<{ Params: { id: string } }>(`/webhooks/${route.name}/runs/:id`, routeAccess, getRun(route));
     }
     const unknown = async (request: FastifyRequest<{ Params: { route: string } }>, reply: FastifyReply) =>
       refuse(reply, 404, `No webhook route named "${request.params.route.slice(0, 64)}".`, 'not_found');
     scope.post<{ Params: { route: string } }>(
       '/webhooks/:route',
-      { onRequest: unknown },
+      { ...access('public'), onRequest: unknown },
       async () => undefined,
     );
     scope.get<{ Params: { route: string } }>(
       '/webhooks/:route/runs/:id',
-      { onRequest: unknown },
+      { ...access('public'), onRequest: unknown },
       async () => undefined,
     );
   });
