@@ -17,7 +17,7 @@ import { bearerMatchesSecret, header } from './webhook-signature.js';
 export interface WebhookPlatformDeps {
   readonly config: Config;
   readonly logger: Logger;
-  readonly store: Pick<GatewayStore, 'markEventProcessed' | 'updateSession'>;
+  readonly store: Pick<GatewayStore, 'markEventProcessed' | 'releaseEvent' | 'updateSession'>;
   readonly submit: (item: InboxItem) => Promise<SubmitResult>;
   readonly bus: EventBus;
   /** Why the gateway cannot answer (no model configured…), or undefined when it can. */
@@ -31,9 +31,6 @@ export interface WebhookPlatform {
   /** Names of the routes served (empty while webhooks are disabled). */
   readonly routes: readonly string[];
 }
-
-/** Failed submits whose delivery ids may come again (the sender retries after our 503). */
-const RETRYABLE_CAP = 1_000;
 
 function errorBody(message: string, type: string): { error: { message: string; type: string } } {
   return { error: { message, type } };
@@ -79,7 +76,6 @@ export function registerWebhookPlatform(app: FastifyInstance, deps: WebhookPlatf
     deliveryRetryMs: webhook.delivery_retry_ms,
     now,
   });
-  const retryable = new Set<string>();
   const postContext = {
     store: deps.store,
     submit: deps.submit,
@@ -90,14 +86,6 @@ export function registerWebhookPlatform(app: FastifyInstance, deps: WebhookPlatf
     runs,
     tracker,
     now,
-    allowRetry(key: string) {
-      retryable.add(key);
-      if (retryable.size > RETRYABLE_CAP) {
-        const oldest = retryable.values().next();
-        if (oldest.done !== true) retryable.delete(oldest.value);
-      }
-    },
-    takeRetry: (key: string) => retryable.delete(key),
   };
 
   function refuse(reply: FastifyReply, code: number, message: string, type: string): FastifyReply {
