@@ -319,17 +319,22 @@ describe.each(['embedded', 'bullmq'] as const)('webhook routes over HTTP (%s que
     await gw.settledRun('gh', String(accepted.json['run_id']), GITHUB_SECRET);
   });
 
-  it('lets the sender retry a delivery whose queueing failed', async () => {
-    let failures = 1;
+  /** A gateway whose first `failures` submits fail (the queue is down). */
+  async function startWithFlakyQueue(failures: number): Promise<void> {
+    let left = failures;
     gw = await startWebhookGateway({
       mode,
       modelURL: fake.baseURL,
       webhook: { routes: ROUTES },
       wrapSubmit: (submit) => async (item) => {
-        if (failures-- > 0) throw new Error('queue down');
+        if (left-- > 0) throw new Error('queue down');
         return submit(item);
       },
     });
+  }
+
+  it('lets the sender retry a delivery whose queueing failed', async () => {
+    await startWithFlakyQueue(1);
     const body = JSON.stringify({ action: 'opened' });
     const headers = githubHeaders(GITHUB_SECRET, body, 'flaky-queue');
     expect((await gw.post('gh', body, headers)).status).toBe(503);
@@ -341,16 +346,7 @@ describe.each(['embedded', 'bullmq'] as const)('webhook routes over HTTP (%s que
   });
 
   it('releases every dedupe record of a delivery whose queueing failed, whatever id the retry carries', async () => {
-    let failures = 1;
-    gw = await startWebhookGateway({
-      mode,
-      modelURL: fake.baseURL,
-      webhook: { routes: ROUTES },
-      wrapSubmit: (submit) => async (item) => {
-        if (failures-- > 0) throw new Error('queue down');
-        return submit(item);
-      },
-    });
+    await startWithFlakyQueue(1);
     const body = JSON.stringify({ action: 'opened', n: 1 });
     expect((await gw.post('gh', body, githubHeaders(GITHUB_SECRET, body, 'first-try'))).status).toBe(503);
     // A redelivery may come with a new delivery id: the body record was released too.
