@@ -300,9 +300,15 @@ export const configSchema = z
       .object({
         host: z.string().min(1).default('127.0.0.1'),
         port: z.number().int().min(0).max(65_535).default(8642),
+        /**
+         * Who may read `/metrics` and `/readyz`: `key` asks for the API key (API_SERVER_KEY),
+         * `none` leaves them open, `auto` asks for the key when one is set and the server listens
+         * beyond loopback. `/healthz` is always open.
+         */
+        metrics_auth: z.enum(['auto', 'key', 'none']).default('auto'),
       })
       .strict()
-      .default({ host: '127.0.0.1', port: 8642 }),
+      .default({ host: '127.0.0.1', port: 8642, metrics_auth: 'auto' }),
     redis: z
       .object({
         url: z.string().min(1).optional(),

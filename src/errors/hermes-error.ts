@@ -37,7 +37,8 @@ export type HermesErrorCode =
   | 'memory_ambiguous'
   | 'content_refused'
   | 'todo_limit'
-  | 'usage';
+  | 'usage'
+  | 'route_unguarded';
 
 export class HermesError extends Error {
   readonly code: HermesErrorCode;

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config-schema.js';
 import { HermesError } from '../errors/hermes-error.js';
+import { isLoopbackHost } from '../lib/bearer-auth.js';
 import type { PlatformAdapter } from '../platforms/adapter.js';
-import { isLoopbackHost } from '../platforms/api-server/bearer-auth.js';
 import { registerApiServer } from '../platforms/api-server/register-api-server.js';
 import { registerWebhookPlatform } from '../platforms/webhook/register-webhook-platform.js';
 import { validateWebhookRoutes } from '../platforms/webhook/validate-webhook-routes.js';
@@ -18,7 +18,7 @@ import type { EventBus } from './events/event-bus.js';
 import { createMemoryEventBus } from './events/memory-event-bus.js';
 import { createRedisEventBus } from './events/redis-event-bus.js';
 import { createTurnEventPublisher } from './events/turn-event-publisher.js';
-import { createHttpServer, type ReadinessCheck } from './http/create-http-server.js';
+import { createHttpServer, httpAuthOf, type ReadinessCheck } from './http/create-http-server.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { createTurnQueue } from './queue/create-turn-queue.js';
 import type { TurnQueue } from './queue/turn-queue.js';
@@ -91,6 +91,8 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
       `the API server refuses to listen on ${config.http.host} without a key: set API_SERVER_KEY, or bind HERMES_HTTP_HOST to 127.0.0.1`,
     );
   }
+  // Checked before anything is opened: a wrong http.metrics_auth stops the start here.
+  const httpAuth = options.role === 'gateway' ? httpAuthOf(config, logger) : undefined;
   const adapters = options.role === 'gateway' ? (options.adapters ?? []) : [];
   const webhooks = options.role === 'gateway' && options.webhooks !== false;
   if (webhooks) validateWebhookRoutes(config, { canDeliverToChat: adapters.length > 0 });
@@ -218,7 +220,7 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
 
   let app: FastifyInstance | undefined;
   if (options.role === 'gateway') {
-    app = createHttpServer({ logger, metrics, readiness });
+    app = createHttpServer({ logger, metrics, readiness, auth: httpAuth ?? httpAuthOf(config, logger) });
     if (api.enabled) {
       registerApiServer(app, {
         config,

@@ -1,46 +1,31 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { redactLogObject } from './redact-log-object.js';
+import { scrubLogText, secretSpellings } from './scrub-log-text.js';
 
 export interface CreateLoggerOptions {
   readonly level: string;
-  /** Secret values to scrub from every line (tokens, keys) besides the redacted field paths. */
+  /** Secret values to scrub from every line (tokens, keys: `secretValues(config)`). */
   readonly secrets?: readonly string[];
   readonly destination?: DestinationStream;
 }
 
-/** Field paths that never reach a log line in clear. */
-export const REDACT_PATHS = [
-  '*.api_key',
-  '*.apiKey',
-  '*.token',
-  '*.bot_token',
-  '*.secret',
-  '*.password',
-  '*.authorization',
-  '*.Authorization',
-  'headers.authorization',
-  'req.headers.authorization',
-  'req.headers["x-telegram-bot-api-secret-token"]',
-];
-
+/**
+ * The gateway's pino logger. Nothing secret reaches a line in clear: values under sensitive
+ * field or header names are replaced at any depth (`redactLogObject`, on the logged object and
+ * on child bindings), and the finished line loses URL credentials, bearer credentials,
+ * secret-looking query parameters and every known secret value (`scrubLogText`).
+ */
 export function createLogger(options: CreateLoggerOptions): Logger {
-  const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
+  const spellings = secretSpellings(options.secrets ?? []);
   return pino(
     {
       level: options.level,
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      ...(secrets.length === 0
-        ? {}
-        : { hooks: { streamWrite: (line: string) => redactSecrets(line, secrets) } }),
+      formatters: {
+        log: (object) => redactLogObject(object) as Record<string, unknown>,
+        bindings: (bindings) => redactLogObject(bindings) as Record<string, unknown>,
+      },
+      hooks: { streamWrite: (line: string) => scrubLogText(line, spellings) },
     },
     options.destination,
   );
-}
-
-/** Replaces each occurrence of each secret value with `[redacted]`. */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[redacted]');
-  }
-  return out;
 }

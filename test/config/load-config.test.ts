@@ -14,7 +14,7 @@ describe('loadConfig', () => {
 
   it('gives the documented defaults with no file and no environment', () => {
     const config = loadConfig({ env: {}, home: temp.home });
-    expect(config.http).toStrictEqual({ host: '127.0.0.1', port: 8642 });
+    expect(config.http).toStrictEqual({ host: '127.0.0.1', port: 8642, metrics_auth: 'auto' });
     expect(config.approvals.mode).toBe('manual');
     expect(config.approvals.timeout).toBe(300);
     expect(config.tools.max_result_chars).toBe(100_000);

@@ -85,6 +85,9 @@ async function resolvePending(
 ): Promise<string[]> {
   const { approvals } = run.deps;
   const { sessionKey, sender, isAdmin } = run.input;
+  // Only this chat's session is listed, so a decision applies where it was asked; and it must
+  // name who took it, or the requester check could not hold.
+  if (sender.userId.trim() === '') return ['This answer does not say who sent it; nothing changed.'];
   const pending = await approvals.listPending(sessionKey);
   if (pending.length === 0) return ['Nothing is waiting for approval in this chat.'];
   const targets = all ? pending : pending.slice(0, 1);

@@ -1,5 +1,6 @@
 import type { InboundAction, InboundResult, PlatformAdapter } from '../../platforms/adapter.js';
 import { parseActionData } from '../prompts/action-data.js';
+import type { ActionPromptRecord } from '../store/gateway-store.js';
 import { editPrompt, settleApprovalPrompt } from './approval-decisions.js';
 import type { ControlDeps } from './control-deps.js';
 
@@ -10,9 +11,23 @@ const CHOICE_TEXT = {
   deny: 'denied',
 } as const;
 
+export const NO_USER_NOTICE =
+  'This answer does not say who sent it, so it cannot be taken. Nothing was changed.';
+export const OTHER_CHAT_NOTICE =
+  'This button belongs to a prompt shown in another chat or thread; answer it there. Nothing was changed.';
+
+/**
+ * True when an action comes from the chat (and thread) its prompt was shown in: a decision
+ * counts only where the question was asked, whoever sends it.
+ */
+function sameChat(prompt: Pick<ActionPromptRecord, 'chatId' | 'threadId'>, event: InboundAction): boolean {
+  return prompt.chatId === event.chat.chatId && (prompt.threadId ?? '') === (event.chat.threadId ?? '');
+}
+
 /**
  * A button press on a prompt. Every check happens before anything changes: the data must parse,
- * the prompt must exist, the clicker must be the requester or an admin, and the gate must accept
+ * the clicker must be named, the prompt must exist and have been shown in the chat (and thread)
+ * the press comes from, the clicker must be the requester or an admin, and the gate must accept
  * the decision (pending, not expired, same command). Anything else gets a short notice.
  */
 export async function handleAction(
@@ -23,6 +38,10 @@ export async function handleAction(
 ): Promise<InboundResult> {
   const parsed = parseActionData(event.data);
   if (parsed === undefined) return { status: 'answered', notice: 'This button is not valid.' };
+  // A decision names who took it: the requester check cannot hold for an anonymous click.
+  if (event.sender.userId.trim() === '') {
+    return { status: 'answered', notice: NO_USER_NOTICE };
+  }
   const who = event.sender.userName ?? event.sender.userId;
 
   if (parsed.kind === 'clarify') {
@@ -30,6 +49,7 @@ export async function handleAction(
     if (prompt === undefined || prompt.kind !== 'clarify' || prompt.platform !== event.platform) {
       return { status: 'answered', notice: 'This question is not known (any more).' };
     }
+    if (!sameChat(prompt, event)) return { status: 'answered', notice: OTHER_CHAT_NOTICE };
     if (prompt.resolved !== undefined)
       return { status: 'answered', notice: 'This question was already answered.' };
     if (prompt.userId !== undefined && prompt.userId !== event.sender.userId && !isAdmin) {
@@ -54,6 +74,18 @@ export async function handleAction(
   const prompt = await deps.store.findActionPromptByRequest(parsed.requestId);
   if (prompt === undefined || prompt.platform !== event.platform) {
     return { status: 'answered', notice: 'This approval is not known (any more). Nothing was changed.' };
+  }
+  if (!sameChat(prompt, event)) {
+    deps.logger.warn(
+      {
+        sessionKey: prompt.sessionKey,
+        platform: event.platform,
+        chatId: event.chat.chatId,
+        userId: event.sender.userId,
+      },
+      'approval click from another chat refused',
+    );
+    return { status: 'answered', notice: OTHER_CHAT_NOTICE };
   }
   const report = await deps.approvals.decide(parsed.requestId, parsed.choice, {
     userId: event.sender.userId,

@@ -1,6 +1,16 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { Logger } from 'pino';
+import type { Config } from '../../config/config-schema.js';
+import { HermesError } from '../../errors/hermes-error.js';
+import { bearerMatches, isLoopbackHost } from '../../lib/bearer-auth.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { access, installRouteAccess } from './route-access.js';
 
 /** One component's readiness: ok, or why not. */
 export interface ReadinessCheck {
@@ -14,11 +24,74 @@ export interface HttpServerOptions {
   readonly readiness: () => readonly ReadinessCheck[];
   /** Largest request body accepted by default, bytes (routes may lower it). */
   readonly bodyLimit?: number;
+  readonly auth: HttpAuth;
+}
+
+/** The credentials the server's own guards check (see `route-access.ts`). */
+export interface HttpAuth {
+  /** API_SERVER_KEY; undefined leaves `api_key` routes open (refused beyond loopback at start). */
+  readonly apiKey: string | undefined;
+  /** True when `/metrics` and `/readyz` ask for the API key too (`http.metrics_auth`). */
+  readonly monitoringNeedsKey: boolean;
+}
+
+/**
+ * The server's credentials from the config: `http.metrics_auth` resolved (`auto` asks for the
+ * key when one is set and the server listens beyond loopback). Throws `config_invalid` for
+ * `key` without an API key; warns when monitoring stays open beyond loopback.
+ */
+export function httpAuthOf(config: Config, logger: Logger): HttpAuth {
+  const apiKey = config.platforms.api_server.key;
+  const mode = config.http.metrics_auth;
+  const beyondLoopback = !isLoopbackHost(config.http.host);
+  if (mode === 'key' && apiKey === undefined) {
+    throw new HermesError(
+      'config_invalid',
+      'http.metrics_auth is "key" but no API key is set: set API_SERVER_KEY, or choose "auto" or "none"',
+    );
+  }
+  const monitoringNeedsKey = mode === 'key' || (mode === 'auto' && apiKey !== undefined && beyondLoopback);
+  if (!monitoringNeedsKey && beyondLoopback) {
+    logger.warn(
+      { host: config.http.host, metricsAuth: mode },
+      '/metrics and /readyz answer without a key on a non-loopback address',
+    );
+  }
+  return { apiKey, monitoringNeedsKey };
+}
+
+/**
+ * One spelling per route: no trailing-slash, double-slash, case or `;` variants reach a route
+ * (each would be one more spelling to reason about). These are fastify's defaults, pinned here
+ * so a change of default cannot widen them. (A named constant: find-my-way's types lack
+ * `useSemicolonDelimiter`, which fastify does pass on.)
+ */
+const ROUTER_OPTIONS = {
+  caseSensitive: true,
+  ignoreTrailingSlash: false,
+  ignoreDuplicateSlashes: false,
+  useSemicolonDelimiter: false,
+};
+
+const KEY_HINT = 'Missing or wrong API key: send Authorization: Bearer <API_SERVER_KEY>.';
+
+/** A 401 in the OpenAI API's error shape (what the API clients read). */
+function refuseKey(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(401)
+    .header('www-authenticate', 'Bearer')
+    .send({ error: { message: KEY_HINT, type: 'invalid_api_key', param: null, code: 'invalid_api_key' } });
+}
+
+function keyGuard(key: string) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> =>
+    bearerMatches(request.headers.authorization, key) ? undefined : refuseKey(reply);
 }
 
 /**
  * The one fastify server: health, readiness and metrics here; platforms add their routes
- * (`/v1/*`, `/webhooks/*`, `/telegram/webhook`, …) before it listens.
+ * (`/v1/*`, `/webhooks/*`, `/telegram/webhook`, …) before it listens. Every route declares
+ * who may call it (`route-access.ts`); the check is attached to the route, never to a URL test.
  */
 export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const app = Fastify({
@@ -27,11 +100,19 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     bodyLimit: options.bodyLimit ?? 1_048_576,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    routerOptions: ROUTER_OPTIONS,
+  });
+  const { apiKey, monitoringNeedsKey } = options.auth;
+  installRouteAccess(app, {
+    public: undefined,
+    signed: undefined,
+    api_key: apiKey === undefined ? undefined : keyGuard(apiKey),
+    monitoring: apiKey !== undefined && monitoringNeedsKey ? keyGuard(apiKey) : undefined,
   });
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', access('public'), async () => ({ status: 'ok' }));
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', access('monitoring'), async (_request, reply) => {
     const results = await Promise.all(
       options.readiness().map(async ({ name, check }) => {
         try {
@@ -46,14 +127,18 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks: results });
   });
 
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', access('monitoring'), async (_request, reply) => {
     const { contentType, body } = await options.metrics.render();
     return reply.type(contentType).send(body);
   });
 
+  // `request.url` is only echoed here (trimmed), never used to decide anything.
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({
-      error: { message: `no route for ${request.method} ${request.url.split('?')[0]}`, type: 'not_found' },
+      error: {
+        message: `no route for ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}`,
+        type: 'not_found',
+      },
     }),
   );
   app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {

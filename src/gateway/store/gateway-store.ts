@@ -51,6 +51,11 @@ export interface GatewayStore {
    * same id is alive (a platform retry). Atomic across callers. Expired rows are pruned as it goes.
    */
   markEventProcessed(platform: string, eventId: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Forgets a recorded inbound event id, so the platform's retry of an event that could not be
+   * accepted after all (its queueing failed) is processed instead of dropped as a duplicate.
+   */
+  releaseEvent(platform: string, eventId: string): Promise<void>;
   /** Stores a delivery receipt; the first record of a key wins (`created: false` afterwards). */
   recordDelivery(input: DeliveryInput): Promise<RecordDeliveryResult>;
   getDelivery(receiptKey: string): Promise<DeliveryReceipt | undefined>;

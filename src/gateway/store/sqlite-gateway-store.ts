@@ -114,6 +114,7 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
 
     markEventProcessed: (platform, eventId, ttlMs) =>
       write('markEventProcessed', () => ledger.markEventProcessed(platform, eventId, ttlMs)),
+    releaseEvent: (platform, eventId) => write('releaseEvent', () => ledger.releaseEvent(platform, eventId)),
     recordDelivery: (input) => write('recordDelivery', () => ledger.recordDelivery(input)),
     getDelivery: (receiptKey) => run('getDelivery', () => ledger.getDelivery(receiptKey)),
 

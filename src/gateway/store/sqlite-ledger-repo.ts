@@ -25,6 +25,7 @@ const MAX_ID_LENGTH = 512;
 
 export interface LedgerRepo {
   markEventProcessed(platform: string, eventId: string, ttlMs: number): boolean;
+  releaseEvent(platform: string, eventId: string): void;
   recordDelivery(input: DeliveryInput): RecordDeliveryResult;
   getDelivery(receiptKey: string): DeliveryReceipt | undefined;
   prune(options: PruneOptions): { events: number; deliveries: number };
@@ -43,6 +44,7 @@ export function createLedgerRepo(db: Database, now: () => number): LedgerRepo {
        (SELECT rowid FROM processed_events WHERE expires_at <= ? LIMIT ${PRUNE_BATCH})`,
   );
   const pruneEvents = db.prepare('DELETE FROM processed_events WHERE expires_at <= ?');
+  const releaseStmt = db.prepare('DELETE FROM processed_events WHERE platform = ? AND event_id = ?');
   const insertDelivery = db.prepare(
     `INSERT INTO deliveries (receipt_key, platform, chat_id, message_ids, delivered_at)
      VALUES (@receipt_key, @platform, @chat_id, @message_ids, @delivered_at)
@@ -93,6 +95,11 @@ export function createLedgerRepo(db: Database, now: () => number): LedgerRepo {
         throw new HermesError('store_failed', 'dedupe TTL must be a positive number of milliseconds');
       }
       return markTx.immediate(platform, eventId, Math.trunc(ttlMs));
+    },
+    releaseEvent: (platform, eventId) => {
+      checkId('platform', platform);
+      checkId('event id', eventId);
+      releaseStmt.run(platform, eventId);
     },
     recordDelivery: (input) => {
       checkId('receipt key', input.receiptKey);

@@ -4,13 +4,13 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import type { EventBus } from '../../gateway/events/event-bus.js';
 import { platformChannel } from '../../gateway/events/gateway-event.js';
+import { access, requireRouteAccess } from '../../gateway/http/route-access.js';
 import type { InboxItem, JsonValue, SubmitResult } from '../../gateway/queue/turn-queue.js';
 import { buildSessionKey } from '../../gateway/session-key.js';
 import type { GatewayStore, NewMessage } from '../../gateway/store/gateway-store.js';
 import type { TurnOrigin } from '../../gateway/turn/turn-origin.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import { createTurnWatcher, type TurnEnd } from './await-turn.js';
-import { bearerMatches } from './bearer-auth.js';
 import { type ChatMessage, chatRequestSchema, splitContent } from './chat-request.js';
 import { openAiError } from './openai-error.js';
 
@@ -35,33 +35,21 @@ export const SESSION_HEADER = 'x-hermes-session-id';
  */
 export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): void {
   const { config, logger } = deps;
-  const key = config.platforms.api_server.key;
   const modelName = config.model.name ?? 'hermes-agent';
   // Request ids are random UUIDs minted below: only this process can be waiting for them.
   const turns = createTurnWatcher(deps.bus, platformChannel('api_server'), { idsMintedHere: true });
   const now = deps.now ?? Date.now;
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/v1/')) return;
-    if (key !== undefined && !bearerMatches(request.headers.authorization, key)) {
-      return reply
-        .code(401)
-        .send(
-          openAiError(
-            'Missing or wrong API key: send Authorization: Bearer <API_SERVER_KEY>.',
-            'invalid_api_key',
-          ),
-        );
-    }
-    return undefined;
-  });
+  // The key check is attached to each route by the server (route-access.ts): a route is
+  // authenticated whatever spelling of its path the router matched.
+  requireRouteAccess(app, 'the API server');
 
-  app.get('/v1/models', async () => ({
+  app.get('/v1/models', access('api_key'), async () => ({
     object: 'list',
     data: [{ id: modelName, object: 'model', created: 0, owned_by: 'hermes-gateway' }],
   }));
 
-  app.post('/v1/chat/completions', async (request, reply) => {
+  app.post('/v1/chat/completions', access('api_key'), async (request, reply) => {
     const parsed = chatRequestSchema.safeParse(request.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

@@ -179,7 +179,9 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     mode,
     handleWebhook,
     registerWebhookRoute(app) {
-      app.post(TELEGRAM_WEBHOOK_PATH, handleWebhook);
+      // Route access (gateway/http/route-access.ts): the handler checks Telegram's secret
+      // token before it reads anything.
+      app.post(TELEGRAM_WEBHOOK_PATH, { config: { access: 'signed' } }, handleWebhook);
     },
 
     async start(nextSink) {

@@ -7,8 +7,9 @@ import type { DispatchOutcome } from './update-dispatcher.js';
 export const TELEGRAM_WEBHOOK_PATH = '/telegram/webhook';
 export const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 
-/** Constant-time comparison of two secrets of any length (both hashed first). */
+/** Constant-time comparison of two secrets of any length (both hashed first); no secret matches nothing. */
 export function secretMatches(given: string, expected: string): boolean {
+  if (expected === '') return false;
   const a = createHash('sha256').update(given).digest();
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b) && given.length === expected.length;

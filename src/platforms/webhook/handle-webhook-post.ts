@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { InboxItem, JsonValue, SubmitResult } from '../../gateway/queue/turn-queue.js';
@@ -20,7 +20,7 @@ import { type VerifyResult, verifyWebhookRequest } from './webhook-signature.js'
 export const DEDUPE_WINDOW_MS = 3_600_000;
 
 export interface WebhookPostContext {
-  readonly store: Pick<GatewayStore, 'markEventProcessed' | 'updateSession'>;
+  readonly store: Pick<GatewayStore, 'markEventProcessed' | 'releaseEvent' | 'updateSession'>;
   readonly submit: (item: InboxItem) => Promise<SubmitResult>;
   readonly unavailableReason: () => string | undefined;
   readonly logger: Logger;
@@ -29,9 +29,23 @@ export interface WebhookPostContext {
   readonly runs: WebhookRuns;
   readonly tracker: RunTracker;
   readonly now: () => number;
-  /** Lets a delivery id whose submit failed through the dedupe once more. */
-  allowRetry(key: string): void;
-  takeRetry(key: string): boolean;
+}
+
+/**
+ * The dedupe records a delivery takes, each for the dedupe window; any one already taken makes
+ * it a duplicate. Always the delivery id. For `github` routes also a digest of the body: the
+ * signature covers the body only, so a captured request replayed with a fresh
+ * `X-GitHub-Delivery` is still the same signed body. Not for `standard` routes (the signature
+ * covers the id and a timestamp, so a new id cannot be forged and the old one is deduped within
+ * the 5-minute tolerance), nor for `bearer` or insecure routes (whoever could replay the
+ * request holds the secret itself; a body digest would only drop repeated identical events).
+ */
+export function dedupeMarks(route: WebhookRoute, deliveryId: string, body: Buffer): string[] {
+  const marks = [`${route.name}:${deliveryId}`];
+  if (route.scheme === 'github' && route.secret !== undefined) {
+    marks.push(`${route.name}:body:${createHash('sha256').update(body).digest('hex')}`);
+  }
+  return marks;
 }
 
 function send(reply: FastifyReply, code: number, message: string, type: string): FastifyReply {
@@ -54,8 +68,10 @@ function authMessage(route: WebhookRoute, reason: Exclude<VerifyResult, { ok: tr
 /**
  * One inbound delivery, in order: authenticate the raw bytes (401, counting towards the
  * address' lockout), parse JSON (400), take a rate-limit token (429), apply the filters
- * (200 `filtered`), check the model is there (503), dedupe by delivery id (200 `duplicate`),
- * then queue the turn and answer 202 with the run id before the turn runs.
+ * (200 `filtered`), check the model is there (503), dedupe by delivery id — and by body for
+ * `github` routes — (200 `duplicate`), then queue the turn and answer 202 with the run id before
+ * the turn runs. A delivery that cannot be queued releases its dedupe records (503), so the
+ * sender's retry runs.
  */
 export async function handleWebhookPost(
   context: WebhookPostContext,
@@ -109,18 +125,7 @@ export async function handleWebhookPost(
   if (unavailable !== undefined) return send(reply, 503, unavailable, 'unavailable');
 
   const deliveryId = deliveryIdOf(route.scheme, request.headers, body);
-  const dedupeKey = `${route.name}:${deliveryId}`;
-  let first: boolean;
-  try {
-    first = await context.store.markEventProcessed('webhook', dedupeKey, DEDUPE_WINDOW_MS);
-  } catch (error) {
-    logger.error({ route: route.name, err: (error as Error).message }, 'webhook dedupe failed');
-    return send(reply, 503, 'The gateway cannot record deliveries right now; retry later.', 'unavailable');
-  }
-  if (!first && !context.takeRetry(dedupeKey)) {
-    return reply.code(200).send({ status: 'duplicate', delivery_id: deliveryId });
-  }
-
+  // Built before any dedupe record is taken: nothing between taking and queueing can throw.
   const chatId = `webhook:${route.name}:${deliveryId}`;
   const userId = `webhook:${route.name}`;
   const sessionKey = buildSessionKey({ platform: 'webhook', chatType: 'webhook', chatId, userId });
@@ -143,6 +148,32 @@ export async function handleWebhookPost(
     payload: origin as unknown as JsonValue,
     receivedAt: context.now(),
   };
+
+  const marks = dedupeMarks(route, deliveryId, body);
+  const taken: string[] = [];
+  const release = async () => {
+    for (const mark of taken) {
+      await context.store
+        .releaseEvent('webhook', mark)
+        .catch((error: Error) =>
+          logger.error({ route: route.name, err: error.message }, 'webhook dedupe mark not released'),
+        );
+    }
+  };
+  try {
+    for (const mark of marks) {
+      if (!(await context.store.markEventProcessed('webhook', mark, DEDUPE_WINDOW_MS))) {
+        if (taken.length > 0)
+          logger.warn({ route: route.name, deliveryId }, 'webhook body replayed under a new delivery id');
+        return reply.code(200).send({ status: 'duplicate', delivery_id: deliveryId });
+      }
+      taken.push(mark);
+    }
+  } catch (error) {
+    await release();
+    logger.error({ route: route.name, err: (error as Error).message }, 'webhook dedupe failed');
+    return send(reply, 503, 'The gateway cannot record deliveries right now; retry later.', 'unavailable');
+  }
 
   let watch: RunWatch | undefined;
   try {
@@ -171,7 +202,8 @@ export async function handleWebhookPost(
   } catch (error) {
     await watch?.cancel();
     context.runs.remove(runId);
-    context.allowRetry(dedupeKey);
+    // Not accepted: the sender's retry must be processed, not answered as a duplicate.
+    await release();
     logger.error(
       { route: route.name, deliveryId, err: (error as Error).message },
       'webhook delivery could not be queued',

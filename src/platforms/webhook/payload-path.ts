@@ -14,17 +14,13 @@ export type PathLookup = { readonly found: true; readonly value: unknown } | { r
 
 const NOT_FOUND: PathLookup = { found: false };
 
-/** Headers never exposed to templates or filters (they carry credentials or signatures). */
-const HIDDEN_HEADERS = new Set([
-  'authorization',
-  'cookie',
-  'proxy-authorization',
-  'x-hub-signature',
-  'x-hub-signature-256',
-  'webhook-signature',
-  'svix-signature',
-  'x-gitlab-token',
-]);
+/**
+ * Headers never exposed to templates or filters (so never to the model): any name that speaks
+ * of credentials or signatures — `authorization`, cookies, `x-hub-signature-256`,
+ * `webhook-signature`, `x-gitlab-token`, `x-api-key`, `x-shopify-hmac-sha256`,
+ * `x-telegram-bot-api-secret-token`, `x-lark-signature`, `x-signature-ed25519`…
+ */
+const HIDDEN_HEADER = /auth|cookie|token|secret|signature|hmac|api-?key|passw|credential/;
 
 /** The request headers a template or filter may read. */
 export function visibleHeaders(
@@ -33,7 +29,7 @@ export function visibleHeaders(
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (HIDDEN_HEADERS.has(lower) || value === undefined) continue;
+    if (HIDDEN_HEADER.test(lower) || value === undefined) continue;
     out[lower] = typeof value === 'string' ? value : value.join(', ');
   }
   return out;

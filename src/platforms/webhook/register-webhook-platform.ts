@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import type { EventBus } from '../../gateway/events/event-bus.js';
+import { access } from '../../gateway/http/route-access.js';
 import type { InboxItem, SubmitResult } from '../../gateway/queue/turn-queue.js';
 import type { GatewayStore } from '../../gateway/store/gateway-store.js';
 import { createAuthLockout } from './auth-lockout.js';
@@ -16,7 +17,7 @@ import { bearerMatchesSecret, header } from './webhook-signature.js';
 export interface WebhookPlatformDeps {
   readonly config: Config;
   readonly logger: Logger;
-  readonly store: Pick<GatewayStore, 'markEventProcessed' | 'updateSession'>;
+  readonly store: Pick<GatewayStore, 'markEventProcessed' | 'releaseEvent' | 'updateSession'>;
   readonly submit: (item: InboxItem) => Promise<SubmitResult>;
   readonly bus: EventBus;
   /** Why the gateway cannot answer (no model configured…), or undefined when it can. */
@@ -30,9 +31,6 @@ export interface WebhookPlatform {
   /** Names of the routes served (empty while webhooks are disabled). */
   readonly routes: readonly string[];
 }
-
-/** Failed submits whose delivery ids may come again (the sender retries after our 503). */
-const RETRYABLE_CAP = 1_000;
 
 function errorBody(message: string, type: string): { error: { message: string; type: string } } {
   return { error: { message, type } };
@@ -78,7 +76,6 @@ export function registerWebhookPlatform(app: FastifyInstance, deps: WebhookPlatf
     deliveryRetryMs: webhook.delivery_retry_ms,
     now,
   });
-  const retryable = new Set<string>();
   const postContext = {
     store: deps.store,
     submit: deps.submit,
@@ -89,14 +86,6 @@ export function registerWebhookPlatform(app: FastifyInstance, deps: WebhookPlatf
     runs,
     tracker,
     now,
-    allowRetry(key: string) {
-      retryable.add(key);
-      if (retryable.size > RETRYABLE_CAP) {
-        const oldest = retryable.values().next();
-        if (oldest.done !== true) retryable.delete(oldest.value);
-      }
-    },
-    takeRetry: (key: string) => retryable.delete(key),
   };
 
   function refuse(reply: FastifyReply, code: number, message: string, type: string): FastifyReply {
@@ -147,21 +136,26 @@ export function registerWebhookPlatform(app: FastifyInstance, deps: WebhookPlatf
       );
     });
     for (const route of routes) {
-      scope.post(`/webhooks/${route.name}`, { bodyLimit: route.maxBodyBytes }, (request, reply) =>
-        handleWebhookPost(postContext, route, request, reply),
+      // The handlers check the route's secret before anything else; an `insecure` route (no
+      // secret, loopback only) is public.
+      const routeAccess = access(route.secret === undefined ? 'public' : 'signed');
+      scope.post(
+        `/webhooks/${route.name}`,
+        { ...routeAccess, bodyLimit: route.maxBodyBytes },
+        (request, reply) => handleWebhookPost(postContext, route, request, reply),
       );
-      scope.get<{ Params: { id: string } }>(`/webhooks/${route.name}/runs/:id`, getRun(route));
+      scope.get<{ Params: { id: string } }>(`/webhooks/${route.name}/runs/:id`, routeAccess, getRun(route));
     }
     const unknown = async (request: FastifyRequest<{ Params: { route: string } }>, reply: FastifyReply) =>
       refuse(reply, 404, `No webhook route named "${request.params.route.slice(0, 64)}".`, 'not_found');
     scope.post<{ Params: { route: string } }>(
       '/webhooks/:route',
-      { onRequest: unknown },
+      { ...access('public'), onRequest: unknown },
       async () => undefined,
     );
     scope.get<{ Params: { route: string } }>(
       '/webhooks/:route/runs/:id',
-      { onRequest: unknown },
+      { ...access('public'), onRequest: unknown },
       async () => undefined,
     );
   });

@@ -1,6 +1,6 @@
 import type { Config, WebhookRouteConfig } from '../../config/config-schema.js';
 import { HermesError } from '../../errors/hermes-error.js';
-import { isLoopbackHost } from '../api-server/bearer-auth.js';
+import { isLoopbackHost } from '../../lib/bearer-auth.js';
 import type { FilterValue } from './match-filters.js';
 import { isUsableSecret, type WebhookAuthScheme } from './webhook-signature.js';
 

@@ -18,6 +18,16 @@ describe('sqlite gateway store: inbound dedupe', () => {
     expect(await store.markEventProcessed('telegram', 'update-2', 60_000)).toBe(true);
   });
 
+  it('forgets a released id (an event that could not be accepted), and only that one', async () => {
+    const store = fixture.fresh();
+    await store.markEventProcessed('webhook', 'gh:a', 60_000);
+    await store.markEventProcessed('webhook', 'gh:b', 60_000);
+    await store.releaseEvent('webhook', 'gh:a');
+    await store.releaseEvent('webhook', 'gh:never-seen');
+    expect(await store.markEventProcessed('webhook', 'gh:a', 60_000)).toBe(true);
+    expect(await store.markEventProcessed('webhook', 'gh:b', 60_000)).toBe(false);
+  });
+
   it('lets exactly one of many concurrent calls win', async () => {
     const store = fixture.fresh();
     const results = await Promise.all(

@@ -110,5 +110,7 @@ describe('telegram webhook mode', () => {
     expect(secretMatches('abc', 'abd')).toBe(false);
     expect(secretMatches('', 'abc')).toBe(false);
     expect(secretMatches('abcd', 'abc')).toBe(false);
+    // A handler built without a secret (polling mode) lets nothing through, not even an empty header.
+    expect(secretMatches('', '')).toBe(false);
   });
 });

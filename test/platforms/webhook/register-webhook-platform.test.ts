@@ -95,6 +95,44 @@ describe.each(['embedded', 'bullmq'] as const)('webhook routes over HTTP (%s que
     });
   });
 
+  describe('replays under a new delivery id', () => {
+    it('github: the same signed body with a fresh X-GitHub-Delivery is a duplicate and runs once', async () => {
+      await start();
+      const body = JSON.stringify({ action: 'opened', issue: { number: 7 } });
+      const first = await gw.post('gh', body, githubHeaders(GITHUB_SECRET, body, 'original'));
+      expect(first.status).toBe(202);
+      for (const id of ['replay-1', 'replay-2', undefined]) {
+        const replay = await gw.post('gh', body, {
+          ...githubHeaders(GITHUB_SECRET, body, id ?? 'x'),
+          ...(id === undefined ? { 'x-github-delivery': '', 'idempotency-key': 'other-key' } : {}),
+        });
+        expect(replay.status).toBe(200);
+        expect(replay.json['status']).toBe('duplicate');
+      }
+      await gw.settledRun('gh', String(first.json['run_id']), GITHUB_SECRET);
+      expect(fake.requests).toHaveLength(1);
+      // Another body is another event.
+      const other = JSON.stringify({ action: 'opened', issue: { number: 8 } });
+      const next = await gw.post('gh', other, githubHeaders(GITHUB_SECRET, other, 'next'));
+      expect(next.status).toBe(202);
+      await gw.settledRun('gh', String(next.json['run_id']), GITHUB_SECRET);
+    });
+
+    it('standard: a new message with the same body is signed anew, so it is a new event', async () => {
+      await start();
+      const body = JSON.stringify({ type: 'ping' });
+      const one = await gw.post('std', body, standardHeaders(STANDARD_SECRET, body, { id: 'msg_1' }));
+      const two = await gw.post('std', body, standardHeaders(STANDARD_SECRET, body, { id: 'msg_2' }));
+      expect([one.status, two.status]).toEqual([202, 202]);
+      await gw.settledRun('std', String(one.json['run_id']), STANDARD_SECRET);
+      await gw.settledRun('std', String(two.json['run_id']), STANDARD_SECRET);
+      // Reusing a signed id+timestamp with another id fails the signature.
+      const forged = standardHeaders(STANDARD_SECRET, body, { id: 'msg_1' });
+      forged['webhook-id'] = 'msg_3';
+      expect((await gw.post('std', body, forged)).status).toBe(401);
+    });
+  });
+
   describe('standard webhooks scheme', () => {
     it('accepts a valid signature and uses webhook-id as the delivery id', async () => {
       await start();
@@ -281,23 +319,42 @@ describe.each(['embedded', 'bullmq'] as const)('webhook routes over HTTP (%s que
     await gw.settledRun('gh', String(accepted.json['run_id']), GITHUB_SECRET);
   });
 
-  it('lets the sender retry a delivery whose queueing failed', async () => {
-    let failures = 1;
+  /** A gateway whose first `failures` submits fail (the queue is down). */
+  async function startWithFlakyQueue(failures: number): Promise<void> {
+    let left = failures;
     gw = await startWebhookGateway({
       mode,
       modelURL: fake.baseURL,
       webhook: { routes: ROUTES },
       wrapSubmit: (submit) => async (item) => {
-        if (failures-- > 0) throw new Error('queue down');
+        if (left-- > 0) throw new Error('queue down');
         return submit(item);
       },
     });
+  }
+
+  it('lets the sender retry a delivery whose queueing failed', async () => {
+    await startWithFlakyQueue(1);
     const body = JSON.stringify({ action: 'opened' });
     const headers = githubHeaders(GITHUB_SECRET, body, 'flaky-queue');
     expect((await gw.post('gh', body, headers)).status).toBe(503);
     const retried = await gw.post('gh', body, headers);
     expect(retried.status).toBe(202);
     expect((await gw.post('gh', body, headers)).json['status']).toBe('duplicate');
+    await gw.settledRun('gh', String(retried.json['run_id']), GITHUB_SECRET);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('releases every dedupe record of a delivery whose queueing failed, whatever id the retry carries', async () => {
+    await startWithFlakyQueue(1);
+    const body = JSON.stringify({ action: 'opened', n: 1 });
+    expect((await gw.post('gh', body, githubHeaders(GITHUB_SECRET, body, 'first-try'))).status).toBe(503);
+    // A redelivery may come with a new delivery id: the body record was released too.
+    const retried = await gw.post('gh', body, githubHeaders(GITHUB_SECRET, body, 'redelivery'));
+    expect(retried.status).toBe(202);
+    expect((await gw.post('gh', body, githubHeaders(GITHUB_SECRET, body, 'first-try'))).json['status']).toBe(
+      'duplicate',
+    );
     await gw.settledRun('gh', String(retried.json['run_id']), GITHUB_SECRET);
     expect(fake.requests).toHaveLength(1);
   });
