@@ -37,7 +37,10 @@ export type HermesErrorCode =
   | 'memory_ambiguous'
   | 'content_refused'
   | 'todo_limit'
-  | 'usage';
+  | 'usage'
+  | 'home_locked'
+  | 'redis_unreachable'
+  | 'address_in_use';
 
 export class HermesError extends Error {
   readonly code: HermesErrorCode;

@@ -18,10 +18,12 @@ import type { EventBus } from './events/event-bus.js';
 import { createMemoryEventBus } from './events/memory-event-bus.js';
 import { createRedisEventBus } from './events/redis-event-bus.js';
 import { createTurnEventPublisher } from './events/turn-event-publisher.js';
+import { acquireHomeLock, type HomeLock } from './home-lock.js';
 import { createHttpServer, type ReadinessCheck } from './http/create-http-server.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { createTurnQueue } from './queue/create-turn-queue.js';
 import type { TurnQueue } from './queue/turn-queue.js';
+import { waitForRedis } from './redis-reachable.js';
 import { createSqliteApprovalStore } from './store/sqlite-approval-store.js';
 import { createSqliteGatewayStore, type SqliteGatewayStore } from './store/sqlite-gateway-store.js';
 import { createTurnRunner, type TurnRunner } from './turn/create-turn-runner.js';
@@ -72,7 +74,7 @@ export interface Gateway {
 
 /** Builds the daemon from its parts. Nothing listens or runs until `start()`. */
 export async function createGateway(options: CreateGatewayOptions): Promise<Gateway> {
-  const { config, logger } = options;
+  const { config } = options;
   if (options.role === 'worker' && config.redis.url === undefined) {
     throw new HermesError(
       'config_invalid',
@@ -95,6 +97,32 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
   const webhooks = options.role === 'gateway' && options.webhooks !== false;
   if (webhooks) validateWebhookRoutes(config, { canDeliverToChat: adapters.length > 0 });
   mkdirSync(config.home, { recursive: true, mode: 0o700 });
+  if (config.redis.url !== undefined) {
+    await waitForRedis(config.redis.url, { timeoutMs: config.redis.connect_timeout_ms });
+  }
+  // The embedded queue's session locks live in this process: one such gateway per home.
+  const homeLock =
+    config.redis.url === undefined
+      ? acquireHomeLock(config.home, {
+          command: `hermes-gateway ${options.role === 'gateway' ? 'start' : 'worker'}`,
+        })
+      : undefined;
+  try {
+    return await assemble(options, adapters, webhooks, homeLock);
+  } catch (error) {
+    homeLock?.release();
+    throw error;
+  }
+}
+
+async function assemble(
+  options: CreateGatewayOptions,
+  adapters: readonly PlatformAdapter[],
+  webhooks: boolean,
+  homeLock: HomeLock | undefined,
+): Promise<Gateway> {
+  const { config, logger } = options;
+  const api = config.platforms.api_server;
   const store = createSqliteGatewayStore({ path: join(config.home, 'state.db'), logger });
   const runtime = await createToolRuntime({
     config,
@@ -323,7 +351,17 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
       timer.unref();
       timers.push(timer);
       if (app === undefined) return undefined;
-      return await app.listen({ host: config.http.host, port: config.http.port });
+      try {
+        return await app.listen({ host: config.http.host, port: config.http.port });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+        throw new HermesError(
+          'address_in_use',
+          `${config.http.host}:${config.http.port} is already in use (another hermes-gateway, or another server): ` +
+            'stop it, or pick a free port with HERMES_HTTP_PORT (http.port in config.yaml)',
+          { cause: error },
+        );
+      }
     },
     startWorkers,
     close() {
@@ -343,6 +381,7 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
         await bus.close();
         await runtime.close();
         await store.close();
+        homeLock?.release();
       })();
       return closing;
     },
