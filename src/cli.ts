@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { runApprovalCheck } from './cli/approval-check.js';
 import { type CliIo, EXIT_OK, EXIT_USAGE } from './cli/cli-io.js';
 import type { CodeSource } from './cli/code-source.js';
@@ -10,6 +9,7 @@ import { runToolsList } from './cli/tools-list.js';
 import type { Config } from './config/config-schema.js';
 import { secretValues } from './config/mask-secrets.js';
 import { isHermesError } from './errors/hermes-error.js';
+import { explainRedisError, pingOnce } from './gateway/redis-reachable.js';
 import { createLogger } from './logging/create-logger.js';
 import { createToolRuntime, type ToolRuntime } from './runtime/create-tool-runtime.js';
 
@@ -102,7 +102,13 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
         return usage(io, `unknown command '${command}'`);
     }
   } catch (error) {
-    if (isHermesError(error, 'config_invalid') || isHermesError(error, 'config_unreadable')) {
+    if (
+      isHermesError(error, 'config_invalid') ||
+      isHermesError(error, 'config_unreadable') ||
+      isHermesError(error, 'home_locked') ||
+      isHermesError(error, 'redis_unreachable') ||
+      isHermesError(error, 'address_in_use')
+    ) {
       io.stderr(`${error.message}\n`);
       return EXIT_USAGE;
     }
@@ -140,22 +146,8 @@ async function withRuntime(
   }
 }
 
-/** One PING with a short timeout; resolves to an error text, or undefined when Redis answered. */
+/** One PING with a short timeout; resolves to what went wrong in words a user can act on, or undefined. */
 async function pingRedis(url: string): Promise<string | undefined> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: 2000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    const answer = await redis.ping();
-    return answer === 'PONG' ? undefined : `unexpected answer ${answer}`;
-  } catch (error) {
-    return (error as Error).message;
-  } finally {
-    redis.disconnect();
-  }
+  const failure = await pingOnce(url);
+  return failure === undefined ? undefined : explainRedisError(url, failure);
 }

@@ -317,9 +317,11 @@ export const configSchema = z
           .string()
           .regex(/^[A-Za-z0-9_.-]{1,64}$/)
           .default('hermes'),
+        /** Milliseconds start-up waits for Redis to answer before it gives up with an error. */
+        connect_timeout_ms: z.number().int().positive().max(600_000).default(10_000),
       })
       .strict()
-      .default({ prefix: 'hermes' }),
+      .default({ prefix: 'hermes', connect_timeout_ms: 10_000 }),
     logging: z
       .object({
         level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),

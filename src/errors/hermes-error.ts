@@ -38,7 +38,10 @@ export type HermesErrorCode =
   | 'content_refused'
   | 'todo_limit'
   | 'usage'
-  | 'route_unguarded';
+  | 'route_unguarded'
+  | 'home_locked'
+  | 'redis_unreachable'
+  | 'address_in_use';
 
 export class HermesError extends Error {
   readonly code: HermesErrorCode;

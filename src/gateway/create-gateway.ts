@@ -18,10 +18,12 @@ import type { EventBus } from './events/event-bus.js';
 import { createMemoryEventBus } from './events/memory-event-bus.js';
 import { createRedisEventBus } from './events/redis-event-bus.js';
 import { createTurnEventPublisher } from './events/turn-event-publisher.js';
+import { acquireHomeLock, type HomeLock } from './home-lock.js';
 import { createHttpServer, httpAuthOf, type ReadinessCheck } from './http/create-http-server.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { createTurnQueue } from './queue/create-turn-queue.js';
 import type { TurnQueue } from './queue/turn-queue.js';
+import { waitForRedis } from './redis-reachable.js';
 import { createSqliteApprovalStore } from './store/sqlite-approval-store.js';
 import { createSqliteGatewayStore, type SqliteGatewayStore } from './store/sqlite-gateway-store.js';
 import { createTurnRunner, type TurnRunner } from './turn/create-turn-runner.js';
@@ -97,6 +99,36 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
   const webhooks = options.role === 'gateway' && options.webhooks !== false;
   if (webhooks) validateWebhookRoutes(config, { canDeliverToChat: adapters.length > 0 });
   mkdirSync(config.home, { recursive: true, mode: 0o700 });
+  if (config.redis.url !== undefined) {
+    await waitForRedis(config.redis.url, { timeoutMs: config.redis.connect_timeout_ms });
+  }
+  // The embedded queue's session locks live in this process: one such gateway per home.
+  const homeLock =
+    config.redis.url === undefined
+      ? acquireHomeLock(config.home, {
+          command: `hermes-gateway ${options.role === 'gateway' ? 'start' : 'worker'}`,
+        })
+      : undefined;
+  try {
+    return await assemble(options, { adapters, webhooks, homeLock, httpAuth });
+  } catch (error) {
+    homeLock?.release();
+    throw error;
+  }
+}
+
+/** What `createGateway` checked and took before the parts are built. */
+interface Prepared {
+  readonly adapters: readonly PlatformAdapter[];
+  readonly webhooks: boolean;
+  readonly homeLock: HomeLock | undefined;
+  readonly httpAuth: ReturnType<typeof httpAuthOf> | undefined;
+}
+
+async function assemble(options: CreateGatewayOptions, prepared: Prepared): Promise<Gateway> {
+  const { config, logger } = options;
+  const { adapters, webhooks, homeLock, httpAuth } = prepared;
+  const api = config.platforms.api_server;
   const store = createSqliteGatewayStore({ path: join(config.home, 'state.db'), logger });
   const runtime = await createToolRuntime({
     config,
@@ -325,7 +357,17 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
       timer.unref();
       timers.push(timer);
       if (app === undefined) return undefined;
-      return await app.listen({ host: config.http.host, port: config.http.port });
+      try {
+        return await app.listen({ host: config.http.host, port: config.http.port });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+        throw new HermesError(
+          'address_in_use',
+          `${config.http.host}:${config.http.port} is already in use (another hermes-gateway, or another server): ` +
+            'stop it, or pick a free port with HERMES_HTTP_PORT (http.port in config.yaml)',
+          { cause: error },
+        );
+      }
     },
     startWorkers,
     close() {
@@ -345,6 +387,7 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
         await bus.close();
         await runtime.close();
         await store.close();
+        homeLock?.release();
       })();
       return closing;
     },

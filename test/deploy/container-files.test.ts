@@ -100,21 +100,32 @@ describe('Dockerfile', () => {
 });
 
 describe('docker-compose.yml', () => {
+  // `docker compose config` validates the file where a Docker client with compose is installed; this
+  // machine has none, so the shape that matters is checked here.
+  const envFile = z.array(z.object({ path: z.string(), required: z.boolean() }).strict());
   const service = z.object({
     build: z.string().optional(),
     image: z.string().optional(),
+    pull_policy: z.string().optional(),
     command: z.array(z.string()).optional(),
+    env_file: envFile.optional(),
     environment: z.record(z.string(), z.string()).optional(),
     volumes: z.array(z.string()).optional(),
+    depends_on: z.record(z.string(), z.object({ condition: z.string() })).optional(),
+    restart: z.string().optional(),
   });
   const compose = z
     .object({ services: z.record(z.string(), service), volumes: z.record(z.string(), z.unknown()) })
     .parse(parse(read('docker-compose.yml')));
 
-  it('runs the gateway and scalable workers from the same image, on one Redis and one HERMES_HOME', () => {
+  it('runs the gateway and scalable workers from one image, on one Redis and one HERMES_HOME', () => {
     const { gateway, worker, redis } = compose.services;
     expect(gateway?.build).toBe('.');
-    expect(worker?.build).toBe('.');
+    // Built once (by the gateway service) and run by both: the worker has no build of its own.
+    expect(worker?.build).toBeUndefined();
+    expect(worker?.image).toBe(gateway?.image);
+    expect(worker?.pull_policy).toBe('never');
+    expect(worker?.depends_on?.['gateway']).toBeDefined();
     expect(gateway?.command).toEqual(['start']);
     expect(worker?.command).toEqual(['worker']);
     expect(gateway?.environment?.['REDIS_URL']).toBe('redis://redis:6379');
@@ -123,5 +134,19 @@ describe('docker-compose.yml', () => {
     expect(worker?.volumes).toContain('hermes-home:/data');
     expect(redis?.command).toEqual(expect.arrayContaining(['--appendonly', 'yes']));
     expect(Object.keys(compose.volumes)).toEqual(expect.arrayContaining(['hermes-home', 'redis-data']));
+  });
+
+  it('starts without a .env file, and refuses (instead of a restart loop) to bind 0.0.0.0 without a key', () => {
+    const { gateway, worker } = compose.services;
+    for (const svc of [gateway, worker]) expect(svc?.env_file).toEqual([{ path: '.env', required: false }]);
+    expect(gateway?.environment?.['HERMES_HTTP_HOST']).toBe('0.0.0.0');
+    // `${VAR:?message}`: compose itself stops with the message when the key is missing.
+    expect(gateway?.environment?.['API_SERVER_KEY']).toMatch(/^\$\{API_SERVER_KEY:\?[^}]+\}$/);
+  });
+
+  it('says how to create .env and how to edit config.yaml inside the volume', () => {
+    const text = read('docker-compose.yml');
+    expect(text).toMatch(/> \.env/);
+    expect(text).toContain('docker compose cp ./config.yaml gateway:/data/config.yaml');
   });
 });
