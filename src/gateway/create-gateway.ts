@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config-schema.js';
@@ -27,8 +28,6 @@ import { waitForRedis } from './redis-reachable.js';
 import { createSqliteApprovalStore } from './store/sqlite-approval-store.js';
 import { createSqliteGatewayStore, type SqliteGatewayStore } from './store/sqlite-gateway-store.js';
 import { createTurnRunner, type TurnRunner } from './turn/create-turn-runner.js';
-
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export type GatewayRole = 'gateway' | 'worker';
 
@@ -380,7 +379,10 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
           .catch((e: Error) => logger.warn({ err: e.message }, 'http close failed'));
         await queue.close({ graceMs: config.queue.shutdown_grace_ms });
         if (httpClosed !== undefined) {
-          const settled = await Promise.race([httpClosed.then(() => true), delay(2_000).then(() => false)]);
+          const settled = await Promise.race([
+            httpClosed.then(() => true),
+            delay(2_000, false, { ref: false }),
+          ]);
           if (!settled) app?.server.closeAllConnections();
           await httpClosed;
         }

@@ -1,3 +1,4 @@
+import { backoffDelay } from '../../lib/backoff-delay.js';
 import type { PlatformAdapter } from '../../platforms/adapter.js';
 import type { EventOrigin, GatewayEvent } from '../events/gateway-event.js';
 import type { OutboxEntry } from '../store/gateway-store.js';
@@ -53,7 +54,7 @@ export function createOutboxSweep(
 
   const due = (entry: OutboxEntry, now: number) =>
     entry.lastAttemptAt === undefined ||
-    now - entry.lastAttemptAt >= Math.min(retryMaxMs, retryBaseMs * 2 ** Math.max(0, entry.attempts - 1));
+    now - entry.lastAttemptAt >= backoffDelay(entry.attempts, retryBaseMs, retryMaxMs);
 
   async function deliver(adapter: PlatformAdapter, entry: OutboxEntry): Promise<void> {
     const attempts = await deps.store.markOutboxAttempt(entry.id);

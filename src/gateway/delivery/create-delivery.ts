@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
+import { abortableSleep } from '../../lib/abortable-sleep.js';
 import {
   type ChatAddress,
   type LengthUnit,
   type PlatformAdapter,
   PlatformError,
 } from '../../platforms/adapter.js';
-import { abortableSleep } from '../queue/abortable-sleep.js';
 import type { GatewayStore } from '../store/gateway-store.js';
 import { failureNotice } from './failure-notice.js';
 import { createProgressMessage, type ProgressMessage, type ProgressMode } from './progress-message.js';

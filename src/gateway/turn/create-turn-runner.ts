@@ -1,8 +1,8 @@
+import { LRUCache } from 'lru-cache';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import { HermesError } from '../../errors/hermes-error.js';
-import { LruCache } from '../../lib/lru-cache.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import type { Registry } from '../../registry/create-registry.js';
 import type { Toolsets } from '../../registry/toolsets.js';
@@ -97,7 +97,7 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
       return client.value;
     },
     retry: { ...DEFAULT_MODEL_RETRY, ...deps.modelRetry },
-    prompts: new LruCache(deps.promptCacheSize ?? 256),
+    prompts: new LRUCache({ max: Math.max(1, deps.promptCacheSize ?? 256) }),
     now: deps.now ?? Date.now,
     newId: timeOrderedId,
     clarifyTimeoutMs: deps.clarifyTimeoutMs ?? 60 * 60_000,

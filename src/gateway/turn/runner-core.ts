@@ -1,7 +1,7 @@
+import type { LRUCache } from 'lru-cache';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
-import type { LruCache } from '../../lib/lru-cache.js';
 import type { Registry } from '../../registry/create-registry.js';
 import type { Toolsets } from '../../registry/toolsets.js';
 import type { GatewayStore } from '../store/gateway-store.js';
@@ -26,7 +26,7 @@ export interface RunnerCore {
   readonly client: () => OpenAI | undefined;
   readonly retry: ModelRetryPolicy;
   /** System prompts by session id (+ user), frozen for the session. */
-  readonly prompts: LruCache<string, string>;
+  readonly prompts: LRUCache<string, string>;
   readonly now: () => number;
   readonly newId: () => string;
   /** How long a clarify question waits for its answer before the turn resumes without one, ms. */

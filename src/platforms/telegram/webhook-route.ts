@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { constantTimeEqual } from '../../lib/constant-time-equal.js';
 import { type TelegramUpdate, telegramUpdateSchema } from './telegram-update.js';
 import type { DispatchOutcome } from './update-dispatcher.js';
 
@@ -9,10 +9,7 @@ export const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 
 /** Constant-time comparison of two secrets of any length (both hashed first); no secret matches nothing. */
 export function secretMatches(given: string, expected: string): boolean {
-  if (expected === '') return false;
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b) && given.length === expected.length;
+  return expected !== '' && constantTimeEqual(given, expected);
 }
 
 export interface WebhookHandlerOptions {

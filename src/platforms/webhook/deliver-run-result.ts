@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { fetch } from 'undici';
-import { abortableSleep } from '../../gateway/queue/abortable-sleep.js';
-import { backoffDelay } from '../../gateway/queue/backoff-delay.js';
+import { abortableSleep } from '../../lib/abortable-sleep.js';
+import { backoffDelay } from '../../lib/backoff-delay.js';
 import { capText } from './build-webhook-prompt.js';
 import type { WebhookRoute } from './validate-webhook-routes.js';
 import type { DeliveryState } from './webhook-runs.js';

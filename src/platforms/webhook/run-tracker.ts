@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../../gateway/events/event-bus.js';
 import { platformChannel } from '../../gateway/events/gateway-event.js';
-import { waitAtMost } from '../../gateway/queue/abortable-sleep.js';
+import { waitAtMost } from '../../lib/abortable-sleep.js';
 import { createTurnWatcher, type TurnEnd } from '../api-server/await-turn.js';
 import { type DeliverToChat, deliverRunResult, type RunOutcome } from './deliver-run-result.js';
 import type { WebhookRoute } from './validate-webhook-routes.js';

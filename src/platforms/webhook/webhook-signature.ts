@@ -1,4 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '../../lib/constant-time-equal.js';
 
 /**
  * The three ways a sender proves it knows a route's secret, checked on the raw body bytes, and
@@ -40,13 +41,6 @@ export function header(headers: HeaderBag, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Constant-time equality of two byte strings of any lengths (lengths are hashed away first). */
-export function sameBytes(given: Buffer, expected: Buffer): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
-
 function hmac(key: Buffer, ...parts: (string | Buffer)[]): Buffer {
   const mac = createHmac('sha256', key);
   for (const part of parts) mac.update(part);
@@ -65,7 +59,7 @@ export function bearerMatchesSecret(authorization: string | undefined, secret: s
   if (authorization === undefined) return false;
   const match = /^Bearer\s+(\S.*)$/i.exec(authorization.trim());
   if (match === null) return false;
-  return sameBytes(Buffer.from(match[1] ?? '', 'utf8'), Buffer.from(secret, 'utf8'));
+  return constantTimeEqual(Buffer.from(match[1] ?? '', 'utf8'), Buffer.from(secret, 'utf8'));
 }
 
 function verifyGithub(headers: HeaderBag, body: Buffer, secret: string): VerifyResult {
@@ -74,7 +68,7 @@ function verifyGithub(headers: HeaderBag, body: Buffer, secret: string): VerifyR
   const match = /^sha256=([0-9a-fA-F]{64})$/.exec(given.trim());
   if (match === null) return { ok: false, reason: 'malformed' };
   const expected = hmac(secretKey(secret), body);
-  return sameBytes(Buffer.from(match[1]!.toLowerCase(), 'hex'), expected)
+  return constantTimeEqual(Buffer.from(match[1]!.toLowerCase(), 'hex'), expected)
     ? { ok: true }
     : { ok: false, reason: 'mismatch' };
 }
@@ -96,7 +90,7 @@ function verifyStandard(headers: HeaderBag, body: Buffer, secret: string, nowMs:
     const comma = entry.indexOf(',');
     if (comma < 0 || entry.slice(0, comma) !== 'v1') continue;
     // Compare every entry (no early exit) so the time taken does not say which one matched.
-    if (sameBytes(Buffer.from(entry.slice(comma + 1), 'base64'), expected)) matched = true;
+    if (constantTimeEqual(Buffer.from(entry.slice(comma + 1), 'base64'), expected)) matched = true;
   }
   if (!matched) return { ok: false, reason: 'mismatch' };
   // Checked after the signature, so a forged request learns nothing about our clock.

@@ -1,4 +1,5 @@
-import type { JsonValue } from './turn-queue.js';
+/** Any JSON value; payloads cross process boundaries as JSON. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 const MAX_DEPTH = 64;
 
