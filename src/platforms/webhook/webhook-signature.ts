@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { constantTimeEqual } from '../../lib/constant-time-equal.js';
 
 /**
@@ -8,7 +9,11 @@ import { constantTimeEqual } from '../../lib/constant-time-equal.js';
  * - `github`: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>`.
  * - `standard` (Standard Webhooks / Svix): `webhook-id`, `webhook-timestamp` (seconds) and
  *   `webhook-signature` holding space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`
- *   entries; secrets written `whsec_<base64>` are the base64-decoded key.
+ *   entries; secrets written `whsec_<base64>` are the base64-decoded key. Signatures are made by
+ *   the `standardwebhooks` package (`Webhook.sign`), which signs the body as UTF-8 text: a body
+ *   that is not valid UTF-8 (never JSON) does not verify. Its `verify` is not used: it reads the
+ *   clock itself, checks the timestamp before the signature (telling a forger our clock) and
+ *   knows only the `webhook-*` header names; the checks below keep those three right.
  * - `bearer`: `Authorization: Bearer <secret>`.
  */
 export type WebhookAuthScheme = 'github' | 'standard' | 'bearer';
@@ -51,8 +56,9 @@ export function githubSignature(secret: string, body: Buffer): string {
   return `sha256=${hmac(secretKey(secret), body).toString('hex')}`;
 }
 
+/** `v1,<base64>` over `id.timestamp.body` (timestamp in seconds, as in the header). */
 export function standardSignature(secret: string, id: string, timestamp: string, body: Buffer): string {
-  return `v1,${hmac(secretKey(secret), `${id}.${timestamp}.`, body).toString('base64')}`;
+  return new Webhook(secretKey(secret), { format: 'raw' }).sign(id, new Date(Number(timestamp) * 1000), body);
 }
 
 export function bearerMatchesSecret(authorization: string | undefined, secret: string): boolean {
@@ -84,7 +90,7 @@ function verifyStandard(headers: HeaderBag, body: Buffer, secret: string, nowMs:
   if (!/^\d{1,12}$/.test(timestamp) || id.length === 0 || id.length > 256) {
     return { ok: false, reason: 'malformed' };
   }
-  const expected = hmac(secretKey(secret), `${id}.${timestamp}.`, body);
+  const expected = Buffer.from(standardSignature(secret, id, timestamp, body).slice('v1,'.length), 'base64');
   let matched = false;
   for (const entry of signatures.split(' ')) {
     const comma = entry.indexOf(',');

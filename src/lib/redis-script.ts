@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-/** A Lua script with its SHA1, run by EVALSHA with a fallback to EVAL when Redis lacks it. */
+/**
+ * A Lua script with its SHA1, run by EVALSHA with a fallback to EVAL when the server does not
+ * know it yet (after a restart or SCRIPT FLUSH). Not ioredis `defineCommand`: that sends EVAL with
+ * the whole script as the first call on every connection, and the queue's round-trip tests (and
+ * its benchmarks) count on one EVALSHA per script call.
+ */
 export interface RedisScript {
   readonly name: string;
   readonly lua: string;
