@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
+import { createGateway, type GatewayRole } from '../app/create-gateway.js';
 import type { Config } from '../config/config-schema.js';
-import { createGateway, type GatewayRole } from '../gateway/create-gateway.js';
 import { telegramAdapterFromConfig } from '../platforms/telegram/telegram-from-config.js';
 import { type CliIo, EXIT_OK } from './cli-io.js';
 import { type CodeSource, codeSourceText } from './code-source.js';

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
+import { createGateway, type Gateway, type GatewayRole } from '../../../src/app/create-gateway.js';
 import { loadConfig } from '../../../src/config/load-config.js';
-import { createGateway, type Gateway, type GatewayRole } from '../../../src/gateway/create-gateway.js';
 import type { PlatformAdapter } from '../../../src/platforms/adapter.js';
 import { silentLogger } from '../../helpers/test-config.js';
 

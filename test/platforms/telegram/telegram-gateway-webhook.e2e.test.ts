@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../../src/app/create-gateway.js';
 import { loadConfig } from '../../../src/config/load-config.js';
-import { createGateway, type Gateway } from '../../../src/gateway/create-gateway.js';
 import { telegramAdapterFromConfig } from '../../../src/platforms/telegram/telegram-from-config.js';
 import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
 import { type FakeTelegram, startFakeTelegram } from '../../fakes/fake-telegram.js';

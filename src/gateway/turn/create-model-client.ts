@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
-import type { Config } from '../config/config-schema.js';
-import { createModelFetch } from './create-model-fetch.js';
+import type { Config } from '../../config/config-schema.js';
+import { createModelFetch } from '../../lib/create-model-fetch.js';
 
 /**
  * The OpenAI SDK client for the configured endpoint, or undefined when no endpoint is

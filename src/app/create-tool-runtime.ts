@@ -8,6 +8,7 @@ import { createRedisApprovalStore } from '../approval/redis-approval-store.js';
 import { createSmartReviewer, type SmartReviewer } from '../approval/smart-reviewer.js';
 import type { Config } from '../config/config-schema.js';
 import { type AgentTaskTable, createAgentTaskTable } from '../gateway/turn/agent-task-table.js';
+import { createModelClient } from '../gateway/turn/create-model-client.js';
 import { createSubAgentRunner } from '../gateway/turn/create-sub-agent-runner.js';
 import {
   createResumableApprovalGate,
@@ -22,7 +23,6 @@ import { MemoryStore } from '../tools/memory/memory-store.js';
 import { type CommandGroupLedger, createCommandGroupLedger } from '../tools/terminal/command-group-ledger.js';
 import { createProcessTable, type ProcessTable } from '../tools/terminal/process-table.js';
 import { TodoStore } from '../tools/todo/todo-store.js';
-import { createModelClient } from './create-model-client.js';
 
 export interface ToolRuntime {
   readonly config: Config;

@@ -7,8 +7,8 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import OpenAI from 'openai';
 import { Agent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createModelClient } from '../../src/runtime/create-model-client.js';
-import { closeModelFetchAgent, createModelFetch } from '../../src/runtime/create-model-fetch.js';
+import { createModelClient } from '../../src/gateway/turn/create-model-client.js';
+import { closeModelFetchAgent, createModelFetch } from '../../src/lib/create-model-fetch.js';
 import { createVisionClient } from '../../src/tools/vision/ask-vision-model.js';
 import { makeTempHome, testConfig } from '../helpers/test-config.js';
 
@@ -388,7 +388,7 @@ describe('createModelFetch: failures', () => {
   it('does not keep a process alive after a call', async () => {
     const server = await startServer((_req, res) => res.end('bye'));
     const script = [
-      "import { createModelFetch } from './src/runtime/create-model-fetch.ts';",
+      "import { createModelFetch } from './src/lib/create-model-fetch.ts';",
       `const response = await createModelFetch()(${JSON.stringify(server.url)});`,
       'console.log(await response.text());',
     ].join('\n');
