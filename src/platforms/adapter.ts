@@ -26,7 +26,12 @@ export interface PlatformLimits {
   readonly commandPrefix: string;
 }
 
-export type ChatType = 'dm' | 'group' | 'channel' | 'thread';
+/**
+ * Kinds of conversation, as they appear in session keys (`agent:main:<platform>:<chat type>:…`).
+ * Chat platforms use the first four; `webhook` is the one-delivery session of an inbound webhook.
+ */
+export const CHAT_TYPES = ['dm', 'group', 'channel', 'thread', 'webhook'] as const;
+export type ChatType = (typeof CHAT_TYPES)[number];
 
 /** Where a message goes (or came from). */
 export interface ChatAddress {
