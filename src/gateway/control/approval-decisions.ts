@@ -1,7 +1,7 @@
 import type { ApprovalChoice } from '../../approval/approval-types.js';
 import type { PlatformAdapter } from '../../platforms/adapter.js';
 import { renderApprovalOutcome } from '../prompts/render-approval-prompt.js';
-import type { ActionPromptRecord } from '../store/gateway-store.js';
+import type { ActionPromptRecord } from '../store/action-prompt-store.js';
 import type { ControlDeps } from './control-deps.js';
 
 export type DecisionOutcome = ApprovalChoice | 'timeout' | 'cancelled';

@@ -9,7 +9,10 @@ import type { ProgressMessage } from '../delivery/progress-message.js';
 import type { TypingKeeper } from '../delivery/typing-keeper.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { TurnQueue } from '../queue/turn-queue.js';
-import type { GatewayStore } from '../store/gateway-store.js';
+import type { ActionPromptStore } from '../store/action-prompt-store.js';
+import type { InboundDedupeStore } from '../store/ledger-store.js';
+import type { OutboxStore } from '../store/outbox-store.js';
+import type { ParkedTurnStore } from '../store/parked-turn-store.js';
 import type { TurnRunner } from '../turn/create-turn-runner.js';
 import type { OutboxSweepOptions } from './outbox-sweep.js';
 
@@ -17,7 +20,11 @@ import type { OutboxSweepOptions } from './outbox-sweep.js';
 export interface ControlDeps {
   readonly config: Config;
   readonly logger: Logger;
-  readonly store: GatewayStore;
+  /** Prompts shown in chats, inbound dedupe, the outbox, and the parked turn behind a prompt. */
+  readonly store: ActionPromptStore &
+    InboundDedupeStore &
+    OutboxStore &
+    Pick<ParkedTurnStore, 'getParkedTurn'>;
   readonly queue: TurnQueue;
   readonly bus: EventBus;
   readonly runner: Pick<TurnRunner, 'resume'>;

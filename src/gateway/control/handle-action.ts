@@ -1,6 +1,6 @@
 import type { InboundAction, InboundResult, PlatformAdapter } from '../../platforms/adapter.js';
 import { parseActionData } from '../prompts/action-data.js';
-import type { ActionPromptRecord } from '../store/gateway-store.js';
+import type { ActionPromptRecord } from '../store/action-prompt-store.js';
 import { editPrompt, settleApprovalPrompt } from './approval-decisions.js';
 import type { ControlDeps } from './control-deps.js';
 

@@ -6,7 +6,8 @@ import type { DeliveryResult } from '../delivery/create-delivery.js';
 import type { GatewayEvent } from '../events/gateway-event.js';
 import { renderApprovalOutcome, renderApprovalPrompt } from '../prompts/render-approval-prompt.js';
 import { renderClarifyPrompt } from '../prompts/render-clarify-prompt.js';
-import { type ActionPromptInput, type OutboxKind, outboxId } from '../store/gateway-store.js';
+import type { ActionPromptInput } from '../store/action-prompt-store.js';
+import { type OutboxKind, outboxId } from '../store/outbox-entry.js';
 import { editPrompt, isUnsentPrompt, unsentMessageId } from './approval-decisions.js';
 import type { ChatActivity, ControlDeps } from './control-deps.js';
 

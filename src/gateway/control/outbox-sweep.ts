@@ -1,7 +1,7 @@
 import { backoffDelay } from '../../lib/backoff-delay.js';
 import type { PlatformAdapter } from '../../platforms/adapter.js';
 import type { EventOrigin, GatewayEvent } from '../events/gateway-event.js';
-import type { OutboxEntry } from '../store/gateway-store.js';
+import type { OutboxEntry } from '../store/outbox-entry.js';
 import type { ControlDeps } from './control-deps.js';
 
 /** How the outbox sweep paces itself. */

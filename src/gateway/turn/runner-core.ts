@@ -4,7 +4,9 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import type { Registry } from '../../registry/create-registry.js';
 import type { Toolsets } from '../../registry/toolsets.js';
-import type { GatewayStore } from '../store/gateway-store.js';
+import type { ParkedTurnStore } from '../store/parked-turn-store.js';
+import type { SessionStore } from '../store/session-store.js';
+import type { TranscriptStore } from '../store/transcript-store.js';
 import type { AgentTaskTable } from './agent-task-table.js';
 import type { ModelRetryPolicy } from './call-model.js';
 import type { ResumableApprovalGate } from './resumable-approval-gate.js';
@@ -12,10 +14,13 @@ import type { TranscriptCache } from './transcript-cache.js';
 import type { TurnEvents, TurnObserver } from './turn-events.js';
 
 /** What every step of the runner shares; built once by `createTurnRunner`. */
+/** The store areas a turn reads and writes: its session, its transcript, parked turns. */
+export type TurnStore = SessionStore & TranscriptStore & ParkedTurnStore;
+
 export interface RunnerCore {
   readonly config: Config;
   readonly logger: Logger;
-  readonly store: GatewayStore;
+  readonly store: TurnStore;
   readonly registry: Pick<Registry, 'dispatch' | 'getDefinitions' | 'get' | 'services'>;
   readonly toolsets: Pick<Toolsets, 'resolveSelection'>;
   readonly events: TurnEvents;

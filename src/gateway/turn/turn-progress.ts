@@ -1,4 +1,4 @@
-import type { StoredMessage, ToolCallRecord } from '../store/gateway-store.js';
+import type { StoredMessage, ToolCallRecord } from '../store/transcript-store.js';
 import { markerOf } from './message-marker.js';
 
 /** How far one turn got, read back from the persisted transcript. */
