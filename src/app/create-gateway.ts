@@ -7,7 +7,7 @@ import type { Config } from '../config/config-schema.js';
 import { HermesError } from '../errors/hermes-error.js';
 import { createAccessControl } from '../gateway/access/create-access-control.js';
 import { createCommandHandler } from '../gateway/commands/create-command-handler.js';
-import { type ControlPlane, createControlPlane } from '../gateway/control/create-control-plane.js';
+import { type ControlPlane, createControlPlane } from '../gateway/create-control-plane.js';
 import { createDelivery } from '../gateway/delivery/create-delivery.js';
 import type { EventBus } from '../gateway/events/event-bus.js';
 import { createMemoryEventBus } from '../gateway/events/memory-event-bus.js';

@@ -6,9 +6,9 @@ import type {
   InboundSink,
   PlatformAdapter,
 } from '../../platforms/adapter.js';
+import type { ChatActivity, ControlDeps } from '../control-deps.js';
 import type { InboxItem, JsonValue, SubmitStatus } from '../queue/turn-queue.js';
 import { originOf, sessionKeyOf } from './build-origin.js';
-import type { ChatActivity, ControlDeps } from './control-deps.js';
 import { handleAction } from './handle-action.js';
 
 const ACKS: Partial<Record<SubmitStatus, string>> = {

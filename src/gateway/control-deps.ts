@@ -1,20 +1,20 @@
 import type { Logger } from 'pino';
-import type { ApprovalGateController } from '../../approval/create-approval-gate.js';
-import type { Config } from '../../config/config-schema.js';
-import type { Toolsets } from '../../registry/toolsets.js';
-import type { AccessControl } from '../access/create-access-control.js';
-import type { CommandHandler } from '../commands/create-command-handler.js';
-import type { Delivery } from '../delivery/create-delivery.js';
-import type { ProgressMessage } from '../delivery/progress-message.js';
-import type { TypingKeeper } from '../delivery/typing-keeper.js';
-import type { EventBus } from '../events/event-bus.js';
-import type { TurnQueue } from '../queue/turn-queue.js';
-import type { ActionPromptStore } from '../store/action-prompt-store.js';
-import type { InboundDedupeStore } from '../store/ledger-store.js';
-import type { OutboxStore } from '../store/outbox-store.js';
-import type { ParkedTurnStore } from '../store/parked-turn-store.js';
-import type { TurnRunner } from '../turn/create-turn-runner.js';
-import type { OutboxSweepOptions } from './outbox-sweep.js';
+import type { ApprovalGateController } from '../approval/create-approval-gate.js';
+import type { Config } from '../config/config-schema.js';
+import type { Toolsets } from '../registry/toolsets.js';
+import type { AccessControl } from './access/create-access-control.js';
+import type { CommandHandler } from './commands/create-command-handler.js';
+import type { Delivery } from './delivery/create-delivery.js';
+import type { ProgressMessage } from './delivery/progress-message.js';
+import type { TypingKeeper } from './delivery/typing-keeper.js';
+import type { EventBus } from './events/event-bus.js';
+import type { OutboxSweepOptions } from './outbound/outbox-sweep.js';
+import type { TurnQueue } from './queue/turn-queue.js';
+import type { ActionPromptStore } from './store/action-prompt-store.js';
+import type { InboundDedupeStore } from './store/ledger-store.js';
+import type { OutboxStore } from './store/outbox-store.js';
+import type { ParkedTurnStore } from './store/parked-turn-store.js';
+import type { TurnRunner } from './turn/create-turn-runner.js';
 
 /** Everything the chat control plane works with, passed in by the gateway composition. */
 export interface ControlDeps {

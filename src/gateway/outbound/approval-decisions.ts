@@ -1,8 +1,8 @@
 import type { ApprovalChoice } from '../../approval/approval-types.js';
 import type { PlatformAdapter } from '../../platforms/adapter.js';
+import type { ControlDeps } from '../control-deps.js';
 import { renderApprovalOutcome } from '../prompts/render-approval-prompt.js';
 import type { ActionPromptRecord } from '../store/action-prompt-store.js';
-import type { ControlDeps } from './control-deps.js';
 
 export type DecisionOutcome = ApprovalChoice | 'timeout' | 'cancelled';
 

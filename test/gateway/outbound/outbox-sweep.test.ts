@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOutboxSweep } from '../../../src/gateway/control/outbox-sweep.js';
 import type { GatewayEvent } from '../../../src/gateway/events/gateway-event.js';
+import { createOutboxSweep } from '../../../src/gateway/outbound/outbox-sweep.js';
 import { outboxId } from '../../../src/gateway/store/gateway-store.js';
 import type { SqliteGatewayStore } from '../../../src/gateway/store/sqlite-gateway-store.js';
 import { createTestAdapter } from '../../../src/platforms/test-adapter/create-test-adapter.js';

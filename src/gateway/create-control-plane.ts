@@ -1,11 +1,11 @@
-import { ADAPTER_CONTRACT_VERSION, type PlatformAdapter } from '../../platforms/adapter.js';
-import { COMMANDS } from '../commands/command-table.js';
-import { type GatewayEvent, gatewayEventSchema, platformChannel } from '../events/gateway-event.js';
-import { editPrompt, settleApprovalPrompt } from './approval-decisions.js';
+import { ADAPTER_CONTRACT_VERSION, type PlatformAdapter } from '../platforms/adapter.js';
+import { COMMANDS } from './commands/command-table.js';
 import type { ChatActivity, ControlDeps } from './control-deps.js';
-import { createInboundSink } from './handle-inbound.js';
-import { handleTurnEvent } from './handle-turn-event.js';
-import { createOutboxSweep } from './outbox-sweep.js';
+import { type GatewayEvent, gatewayEventSchema, platformChannel } from './events/gateway-event.js';
+import { createInboundSink } from './ingress/handle-inbound.js';
+import { editPrompt, settleApprovalPrompt } from './outbound/approval-decisions.js';
+import { handleTurnEvent } from './outbound/handle-turn-event.js';
+import { createOutboxSweep } from './outbound/outbox-sweep.js';
 
 export interface ControlPlane {
   /** Listens for turn events of each platform, then starts the adapters. */

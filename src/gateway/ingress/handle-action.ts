@@ -1,8 +1,8 @@
 import type { InboundAction, InboundResult, PlatformAdapter } from '../../platforms/adapter.js';
+import type { ControlDeps } from '../control-deps.js';
+import { editPrompt, settleApprovalPrompt } from '../outbound/approval-decisions.js';
 import { parseActionData } from '../prompts/action-data.js';
 import type { ActionPromptRecord } from '../store/action-prompt-store.js';
-import { editPrompt, settleApprovalPrompt } from './approval-decisions.js';
-import type { ControlDeps } from './control-deps.js';
 
 const CHOICE_TEXT = {
   once: 'allowed once',

@@ -1,8 +1,8 @@
 import { backoffDelay } from '../../lib/backoff-delay.js';
 import type { PlatformAdapter } from '../../platforms/adapter.js';
+import type { ControlDeps } from '../control-deps.js';
 import type { EventOrigin, GatewayEvent } from '../events/gateway-event.js';
 import type { OutboxEntry } from '../store/outbox-entry.js';
-import type { ControlDeps } from './control-deps.js';
 
 /** How the outbox sweep paces itself. */
 export interface OutboxSweepOptions {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { approvalRequestSchema } from '../../approval/approval-schemas.js';
 import type { ApprovalRequest } from '../../approval/approval-types.js';
 import type { ChatAddress, PlatformAdapter } from '../../platforms/adapter.js';
+import type { ChatActivity, ControlDeps } from '../control-deps.js';
 import type { DeliveryResult } from '../delivery/create-delivery.js';
 import type { GatewayEvent } from '../events/gateway-event.js';
 import { renderApprovalOutcome, renderApprovalPrompt } from '../prompts/render-approval-prompt.js';
@@ -9,7 +10,6 @@ import { renderClarifyPrompt } from '../prompts/render-clarify-prompt.js';
 import type { ActionPromptInput } from '../store/action-prompt-store.js';
 import { type OutboxKind, outboxId } from '../store/outbox-entry.js';
 import { editPrompt, isUnsentPrompt, unsentMessageId } from './approval-decisions.js';
-import type { ChatActivity, ControlDeps } from './control-deps.js';
 
 const requestSchema = approvalRequestSchema.passthrough();
 
