@@ -10,6 +10,7 @@ import {
 } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADAPTER_INTENTS, type DiscordKit, next, startDiscordKit } from './fake-discord/discord-test-kit.js';
+import { fieldOf } from './fake-discord/is-record.js';
 
 const intentBits = (intents: readonly number[]) => intents.reduce((all, bit) => all | bit, 0);
 
@@ -86,6 +87,21 @@ describe('fake Discord with real discord.js', () => {
     const inThread = next(client, Events.MessageCreate, (m) => m.channelId === fake.seed.channels.thread);
     fake.say(fake.seed.channels.thread, { authorId: alice.id, content: 'in the thread' });
     expect((await inThread)[0].channel.isThread()).toBe(true);
+
+    const threadCreated = next(client, Events.ThreadCreate);
+    const started = fake.startThread(fake.seed.channels.general, {
+      authorId: alice.id,
+      name: 'Side topic',
+      fromMessageId: first.id,
+    });
+    const [thread, newlyCreated] = await threadCreated;
+    expect([thread.id, thread.name, thread.parentId, newlyCreated]).toEqual([
+      first.id,
+      'Side topic',
+      fake.seed.channels.general,
+      true,
+    ]);
+    expect(started.id).toBe(first.id);
   });
 
   it('blanks guild message content without the Message Content intent unless the bot is mentioned', async () => {
@@ -120,6 +136,14 @@ describe('fake Discord with real discord.js', () => {
 
     await reply.edit({ content: 'Approved', components: [] });
     expect(fake.message(reply.id)).toMatchObject({ content: 'Approved', components: [], edits: 1 });
+
+    const withFile = await asked.channel.send({
+      content: 'full output',
+      files: [{ attachment: Buffer.from('x'.repeat(3000)), name: 'output.txt' }],
+    });
+    const [file] = fake.message(withFile.id)?.attachments ?? [];
+    expect([file?.filename, file?.size]).toEqual(['output.txt', 3000]);
+    expect(withFile.attachments.first()?.name).toBe('output.txt');
   });
 
   it('refuses what Discord refuses: 2001 characters, six buttons in a row, a duplicate or 101-char custom_id, an 81-char label', async () => {
@@ -289,6 +313,7 @@ describe('fake Discord with real discord.js', () => {
       },
     ]);
     expect(fake.commands().map((c) => c.id)).toEqual([firstIds[1]]);
+    expect((await application.commands.fetch()).map((c) => c.name)).toEqual(['model']);
     const invalid = await application.commands
       .set([{ name: 'Bad Name', description: 'x' }])
       .catch((e: unknown) => e);
@@ -330,6 +355,44 @@ describe('fake Discord with real discord.js', () => {
         channelId: fake.seed.channels.general,
       }),
     ).toThrow(/needs option name/);
+  });
+
+  it('answers a callback with_response=true with the created message', async () => {
+    kit = await startDiscordKit();
+    const { fake } = kit;
+    const client = await kit.ready();
+    await client.application?.commands.set([{ name: 'status', description: 'Show status' }]);
+    const responses: (string | undefined)[] = [];
+    client.on(Events.InteractionCreate, async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      const response = await interaction.reply({ content: 'all good', withResponse: true });
+      responses.push(response.resource?.message?.id);
+    });
+    const invocation = fake.command({ name: 'status', userId: fake.seed.users.alice.id });
+    await fake.waitFor(() => responses.length === 1, 'the reply');
+    expect(responses).toEqual([invocation.originalMessageId]);
+    expect(invocation.acknowledged).toMatchObject({ type: 4, status: 200 });
+  });
+
+  it('records a modal shown for a button (callback type 9)', async () => {
+    kit = await startDiscordKit();
+    const { fake } = kit;
+    const client = await kit.ready();
+    const channel = client.channels.cache.get(fake.seed.channels.general);
+    if (channel?.type !== ChannelType.GuildText) throw new Error('no text channel');
+    const prompt = await channel.send({ content: 'Edit?', components: buttons('edit:1') });
+    client.on(Events.InteractionCreate, async (interaction) => {
+      if (!interaction.isButton()) return;
+      await interaction.showModal({
+        custom_id: 'edit-modal',
+        title: 'Edit the command',
+        components: [{ type: 1, components: [{ type: 4, custom_id: 'cmd', label: 'Command', style: 1 }] }],
+      });
+    });
+    const click = fake.click({ messageId: prompt.id, userId: fake.seed.users.owner.id, customId: 'edit:1' });
+    await fake.waitFor(() => click.acknowledged, 'the modal');
+    expect(click.acknowledged?.type).toBe(9);
+    expect(click.modal).toMatchObject({ custom_id: 'edit-modal', title: 'Edit the command' });
   });
 
   it('a follow-up after deferReply fills the thinking message; later follow-ups are new messages', async () => {
@@ -390,6 +453,27 @@ describe('fake Discord REST (through discord.js)', () => {
       'after two 500s',
       'after a global limit',
     ]);
+  });
+
+  it('a send that times out is retried and posted twice, unless enforceNonce makes Discord return the first', async () => {
+    kit = await startDiscordKit();
+    const { fake } = kit;
+    const client = await kit.ready({ rest: { timeout: 150 } });
+    const channel = client.channels.cache.get(fake.seed.channels.general);
+    if (channel?.type !== ChannelType.GuildText) throw new Error('no text channel');
+    const route = 'POST /channels/:channel_id/messages';
+    const answered = (content: string) => () =>
+      fake.callsTo(route).filter((c) => fieldOf(c.body, 'content') === content && c.status !== undefined)
+        .length === 2;
+    // The slow first attempt is still processed by Discord after discord.js gave up on it.
+    fake.delayNext(route, 400);
+    await channel.send('slow');
+    await fake.waitFor(answered('slow'), 'both attempts answered');
+    expect(fake.messages(channel.id).map((m) => m.content)).toEqual(['slow', 'slow']);
+    fake.delayNext(route, 400);
+    await channel.send({ content: 'once', nonce: 'n-1', enforceNonce: true });
+    await fake.waitFor(answered('once'), 'both attempts answered');
+    expect(fake.messages(channel.id).map((m) => m.content)).toEqual(['slow', 'slow', 'once']);
   });
 
   it('handles reactions, threads, pins, typing, history, topic and slowmode, and member timeouts', async () => {
@@ -477,6 +561,19 @@ describe('fake Discord REST (through discord.js)', () => {
     expect(typing.status).toBe(204);
     expect(typing.headers.get('content-type')).toBeNull();
     expect(fake.calls.map((c) => c.status)).toEqual([401, 404, 204]);
+  });
+
+  it('blanks content in GET messages when the app lacks the Message Content intent in the portal', async () => {
+    kit = await startDiscordKit({ privilegedIntents: 0 });
+    const { fake } = kit;
+    const client = await kit.ready({ intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages] });
+    const channel = client.channels.cache.get(fake.seed.channels.general);
+    if (channel?.type !== ChannelType.GuildText) throw new Error('no text channel');
+    fake.say(channel.id, { authorId: fake.seed.users.alice.id, content: 'hidden' });
+    fake.say(channel.id, { authorId: fake.seed.users.alice.id, content: `<@${fake.bot.id}> shown` });
+    await channel.send('mine');
+    const fetched = await channel.messages.fetch({ limit: 10 });
+    expect([...fetched.values()].map((m) => m.content)).toEqual(['mine', `<@${fake.bot.id}> shown`, '']);
   });
 
   it('keeps Partials.Channel DMs working both ways and refuses DMs to a user who blocks them (50007)', async () => {

@@ -94,6 +94,8 @@ export type FakeDiscordGateway = Pick<
   | 'reconnect'
   | 'invalidateSession'
   | 'refuseNextResume'
+  | 'refuseConnections'
+  | 'refusedConnections'
   | 'requestHeartbeat'
   | 'openConnections'
 >;
@@ -181,6 +183,20 @@ export interface FakeDiscord {
  * A fake Discord (REST API v10 + gateway) on 127.0.0.1 that real discord.js talks to through
  * `rest.api`. It starts with one guild (see `seed`); what users do is dispatched on the gateway,
  * what the bot does through REST is checked against Discord's rules and kept as channel state.
+ *
+ * ```ts
+ * const fake = await startFakeDiscord({ heartbeatIntervalMs: 250 });
+ * const client = new Client({ intents, partials: [Partials.Channel], rest: { api: fake.apiRoot } });
+ * await client.login(fake.token);
+ * const { general } = fake.seed.channels;
+ * fake.say(general, { authorId: fake.seed.users.alice.id, content: `<@${fake.bot.id}> hi` });
+ * const reply = await fake.waitFor(() => fake.messages(general).find((m) => m.authorId === fake.bot.id));
+ * const click = fake.click({ messageId: reply.id, userId: fake.seed.users.owner.id, label: 'Allow once' });
+ * await fake.waitFor(() => click.acknowledged);            // click.callbacks[0].type === 6, .seq, .elapsedMs
+ * fake.gateway.zombie();                                   // heartbeats unanswered → discord.js resumes
+ * fake.failNext('POST /channels/:channel_id/messages', { status: 429, retryAfter: 0.2 });
+ * await fake.close();
+ * ```
  */
 export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
   let token = options.token ?? 'MTAwMDAwMDAwMDAwMDAwMDAx.FakeGw.discord-fake-token-for-tests-only';

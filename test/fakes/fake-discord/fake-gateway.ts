@@ -109,6 +109,9 @@ export class FakeGateway {
   readonly sessions = new Map<string, GatewaySession>();
   readonly #open = new Set<Connection>();
   readonly #wss = new WebSocketServer({ noServer: true });
+  /** WebSocket upgrades answered 503 (Discord's gateway down). */
+  refusedConnections = 0;
+  #refuseConnections = 0;
   #refuseResumes = 0;
   #nextConnection = 0;
 
@@ -118,6 +121,13 @@ export class FakeGateway {
     const url = new URL(request.url ?? '/', 'http://fake');
     if (url.pathname !== '/gateway' && url.pathname !== '/resume') {
       socket.destroy();
+      return;
+    }
+    if (this.#refuseConnections > 0) {
+      this.#refuseConnections -= 1;
+      this.refusedConnections += 1;
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      this.config.clock.changed();
       return;
     }
     this.#wss.handleUpgrade(request, socket, head, (ws) => this.#accept(ws, socket, url));
@@ -411,6 +421,11 @@ export class FakeGateway {
   /** The next `times` RESUMEs answer INVALID_SESSION (d: false), as when Discord dropped the session. */
   refuseNextResume(times = 1): void {
     this.#refuseResumes += times;
+  }
+
+  /** The next `times` connection attempts get HTTP 503 instead of a WebSocket (the gateway is down). */
+  refuseConnections(times: number): void {
+    this.#refuseConnections = times;
   }
 
   /** Op 1 from the server: the client must heartbeat at once. */

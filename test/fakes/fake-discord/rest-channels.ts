@@ -12,6 +12,7 @@ import {
   type FakeCore,
   restMessage,
 } from './fake-core.js';
+import { fieldOf } from './is-record.js';
 import {
   accessibleChannel,
   checkCanSend,
@@ -26,6 +27,8 @@ import { ok, parseBody, type Route } from './rest-router.js';
 
 const MAX_PINS = 50;
 const MAX_REACTIONS = 20;
+/** How long Discord remembers a nonce for `enforce_nonce` ("the past few minutes"). */
+const NONCE_WINDOW_MS = 5 * 60_000;
 
 export function channelRoutes(core: FakeCore): Route[] {
   const { world } = core;
@@ -186,6 +189,22 @@ export function channelRoutes(core: FakeCore): Route[] {
       handle: ({ params, body, files }) => {
         const channel = accessibleChannel(core, params['channel_id'] ?? '');
         checkCanSend(core, channel);
+        // enforce_nonce: a repeat of a recent nonce returns the message it created, nothing new is sent.
+        const nonce = fieldOf(body, 'nonce');
+        if (
+          fieldOf(body, 'enforce_nonce') === true &&
+          (typeof nonce === 'string' || typeof nonce === 'number')
+        ) {
+          const earlier = world
+            .visibleMessages(channel.id)
+            .find(
+              (m) =>
+                m.authorId === world.bot.id &&
+                m.nonce === nonce &&
+                Date.now() - m.createdAt < NONCE_WINDOW_MS,
+            );
+          if (earlier !== undefined) return ok(restMessage(core, earlier));
+        }
         const message = createBotMessage(core, channel, body, files);
         emitMessage(core, 'MESSAGE_CREATE', message);
         return ok(restMessage(core, message));

@@ -8,7 +8,7 @@ import type { FakeMessage } from './discord-world.js';
 import { emitMessage, emitMessageDelete, type FakeCore, restMessage } from './fake-core.js';
 import type { FakeInteraction, InteractionCallbackRecord } from './interactions.js';
 import { fieldOf } from './is-record.js';
-import { checkCanSend, createBotMessage, editMessage } from './message-ops.js';
+import { createBotMessage, editMessage } from './message-ops.js';
 import { EPHEMERAL, interactionCallbackBody, modalData } from './request-schemas.js';
 import { apiErrors, DiscordApiError, formError } from './rest-errors.js';
 import { ok, parseBody, type Route, type RouteContext, type RouteResult } from './rest-router.js';
@@ -92,8 +92,8 @@ export function interactionRoutes(core: FakeCore): Route[] {
     switch (type) {
       case InteractionResponseType.ChannelMessageWithSource:
       case InteractionResponseType.DeferredChannelMessageWithSource: {
+        // An interaction response is a webhook message: the bot's channel permissions do not apply.
         const deferred = type === InteractionResponseType.DeferredChannelMessageWithSource;
-        if (!ephemeral) checkCanSend(core, channel);
         const message = createBotMessage(core, channel, data ?? {}, files, {
           interactionId: interaction.id,
           ephemeralTo: ephemeral ? interaction.userId : undefined,
