@@ -8,10 +8,10 @@ const noIdentifyThrottle = { buildIdentifyThrottler: () => ({ waitForIdentify: a
 describe('fake Discord gateway: reconnects, resumes and refusals with real discord.js', () => {
   let kit: DiscordKit | undefined;
   afterEach(async () => {
-    const errors = [...(kit?.fake.internalErrors ?? []), ...(kit?.clientErrors ?? [])];
+    const problems = kit?.problems() ?? [];
     await kit?.close();
     kit = undefined;
-    expect(errors).toEqual([]);
+    expect(problems).toEqual([]);
   });
 
   it('heartbeat silence: discord.js drops the zombie, resumes at resume_gateway_url and gets what it missed', async () => {

@@ -30,6 +30,7 @@ import { appRoutes } from './fake-discord/rest-app.js';
 import { channelRoutes } from './fake-discord/rest-channels.js';
 import { interactionRoutes } from './fake-discord/rest-interactions.js';
 import { type RecordedCall, type RestFailure, RestRouter } from './fake-discord/rest-router.js';
+import { threadRoutes } from './fake-discord/rest-threads.js';
 import { addGuildWithBot, type FakeDiscordSeed, seedWorld } from './fake-discord/seed-world.js';
 import {
   type ClickInput,
@@ -237,6 +238,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         identifiesLeft: () => 1000 - gateway.identifies.filter((i) => i.accepted).length,
       }),
       ...channelRoutes(core),
+      ...threadRoutes(core),
       ...interactionRoutes(core),
     ],
     () => token,

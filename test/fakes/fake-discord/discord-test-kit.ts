@@ -1,12 +1,14 @@
 /** Real discord.js clients against the fake, for the fake's own tests; every client is destroyed. */
 import { once } from 'node:events';
 import {
+  ChannelType,
   Client,
   type ClientEvents,
   type ClientOptions,
   Events,
   GatewayIntentBits,
   Partials,
+  type TextChannel,
 } from 'discord.js';
 import { type FakeDiscord, type FakeDiscordOptions, startFakeDiscord } from '../fake-discord.js';
 
@@ -26,6 +28,8 @@ export interface DiscordKit {
   ready(options?: Partial<ClientOptions>): Promise<Client>;
   /** `error` and `shardError` events of every client (a healthy run has none). */
   readonly clientErrors: Error[];
+  /** Client errors and errors the fake threw itself: what a clean test leaves empty. */
+  problems(): unknown[];
   close(): Promise<void>;
 }
 
@@ -49,6 +53,7 @@ export async function startDiscordKit(options: FakeDiscordOptions = {}): Promise
     fake,
     client,
     clientErrors,
+    problems: () => [...fake.internalErrors, ...clientErrors],
     async ready(overrides) {
       const made = client(overrides);
       const ready = once(made, Events.ClientReady);
@@ -83,4 +88,19 @@ export function next<K extends keyof ClientEvents>(
     }, timeoutMs);
     client.on(event, listener);
   });
+}
+
+/** A guild text channel from the client's cache (throws when it is not one). */
+export function textChannel(client: Client, channelId: string): TextChannel {
+  const channel = client.channels.cache.get(channelId);
+  if (channel?.type !== ChannelType.GuildText)
+    throw new Error(`channel ${channelId} is not a cached text channel`);
+  return channel;
+}
+
+/** One action row of primary buttons as raw JSON (discord.js' builders would refuse the bad ones first). */
+export function buttonRow(...ids: string[]) {
+  return [
+    { type: 1, components: ids.map((id) => ({ type: 2, style: 1, custom_id: id, label: id.slice(0, 80) })) },
+  ];
 }

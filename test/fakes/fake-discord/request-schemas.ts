@@ -264,15 +264,13 @@ function embedLength(e: unknown): number {
   );
 }
 
-export const threadFromMessageBody = z.looseObject({
+export const threadBody = z.looseObject({
   name: textRange(1, 100),
   auto_archive_duration: z
     .union([z.literal(60), z.literal(1440), z.literal(4320), z.literal(10080)])
     .nullish(),
   rate_limit_per_user: int(0, 21600).nullish(),
-});
-
-export const threadBody = threadFromMessageBody.extend({
+  /** Threads not started from a message: 10 announcement, 11 public, 12 private. */
   type: z.union([z.literal(10), z.literal(11), z.literal(12)]).nullish(),
   invitable: z.boolean().nullish(),
 });

@@ -21,7 +21,7 @@ import {
   findMessage,
   requireBotPermission,
 } from './message-ops.js';
-import { channelModifyBody, threadBody, threadFromMessageBody } from './request-schemas.js';
+import { channelModifyBody } from './request-schemas.js';
 import { apiErrors, DiscordApiError, formError } from './rest-errors.js';
 import { ok, parseBody, type Route } from './rest-router.js';
 
@@ -302,62 +302,6 @@ export function channelRoutes(core: FakeCore): Route[] {
           emitReaction(core, 'MESSAGE_REACTION_REMOVE', message, world.bot.id, emoji);
         }
         return ok();
-      },
-    },
-    {
-      method: 'POST',
-      path: '/channels/:channel_id/messages/:message_id/threads',
-      auth: true,
-      handle: ({ params, body }) => {
-        const channel = accessibleChannel(core, params['channel_id'] ?? '');
-        if (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement)
-          throw apiErrors.wrongChannelType();
-        requireBotPermission(core, channel, PermissionFlagsBits.CreatePublicThreads);
-        const message = findMessage(core, channel.id, params['message_id'] ?? '');
-        if (message.threadId !== undefined) throw apiErrors.threadExists();
-        const input = parseBody(threadFromMessageBody, body);
-        // A thread started from a message has the message's id.
-        const thread = world.addChannel(channel.guildId, {
-          id: message.id,
-          name: input.name,
-          kind: 'public-thread',
-          parentId: channel.id,
-          ownerId: world.bot.id,
-          starterMessageId: message.id,
-          autoArchiveDuration: input.auto_archive_duration ?? 1440,
-        });
-        thread.rateLimitPerUser = input.rate_limit_per_user ?? 0;
-        message.threadId = thread.id;
-        emitChannel(core, 'create', thread);
-        return { status: 201, body: channelObject(world, thread) };
-      },
-    },
-    {
-      method: 'POST',
-      path: '/channels/:channel_id/threads',
-      auth: true,
-      handle: ({ params, body }) => {
-        const channel = accessibleChannel(core, params['channel_id'] ?? '');
-        if (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement)
-          throw apiErrors.wrongChannelType();
-        const input = parseBody(threadBody, body);
-        // API v10 still defaults to a private thread when `type` is left out.
-        const priv = (input.type ?? ChannelType.PrivateThread) === ChannelType.PrivateThread;
-        requireBotPermission(
-          core,
-          channel,
-          priv ? PermissionFlagsBits.CreatePrivateThreads : PermissionFlagsBits.CreatePublicThreads,
-        );
-        const thread = world.addChannel(channel.guildId, {
-          name: input.name,
-          kind: priv ? 'private-thread' : 'public-thread',
-          parentId: channel.id,
-          ownerId: world.bot.id,
-          autoArchiveDuration: input.auto_archive_duration ?? 1440,
-        });
-        thread.rateLimitPerUser = input.rate_limit_per_user ?? 0;
-        emitChannel(core, 'create', thread);
-        return { status: 201, body: channelObject(world, thread) };
       },
     },
   ];
