@@ -30,7 +30,6 @@ describe('fake Discord with real discord.js: interactions and slash commands', (
     expect(click.customId).toBe('allow:r1');
     await fake.waitFor(() => fake.message(prompt.id)?.edits === 1, 'the prompt edited');
     expect(click.callbacks.map((c) => [c.type, c.status])).toEqual([[6, 204]]);
-    expect(click.acknowledged?.elapsedMs).toBeLessThan(3000);
     const edit = fake.callsTo('PATCH /webhooks/:application_id/:interaction_token/messages/:message_id')[0];
     expect(click.acknowledged?.seq).toBeLessThan(edit?.seq ?? 0);
     expect(fake.message(prompt.id)).toMatchObject({ content: 'allow:r1 by owner', components: [] });

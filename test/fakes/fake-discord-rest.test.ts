@@ -119,6 +119,23 @@ describe('fake Discord REST through discord.js: retries, faults and channel tool
     expect(tooLong).toBe(50035);
   });
 
+  it('refuses an upload over 10 MiB with 413 / 40005 and keeps a smaller one as an attachment', async () => {
+    kit = await startDiscordKit();
+    const { fake } = kit;
+    const client = await kit.ready();
+    const channel = textChannel(client, fake.seed.channels.general);
+    const big = Buffer.alloc(10 * 1024 * 1024 + 1);
+    const refused = await channel
+      .send({ files: [{ attachment: big, name: 'big.bin' }] })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(DiscordAPIError);
+    expect(refused instanceof DiscordAPIError ? [refused.status, refused.code] : []).toEqual([413, 40005]);
+    const kept = await channel.send({ files: [{ attachment: Buffer.from('log line'), name: 'run.log' }] });
+    const url = kept.attachments.first()?.url ?? '';
+    expect(await (await fetch(url)).text()).toBe('log line');
+    expect(fake.messages(channel.id).map((m) => m.attachments.map((a) => a.filename))).toEqual([['run.log']]);
+  });
+
   it('answers like Discord to a bad token (401 JSON), an unknown route (404), and a 204 without content-type', async () => {
     kit = await startDiscordKit();
     const { fake } = kit;

@@ -13,7 +13,7 @@ import {
   messageCreateBody,
   messageEditBody,
 } from './request-schemas.js';
-import { apiErrors, formError } from './rest-errors.js';
+import { apiErrors, DiscordApiError, formError } from './rest-errors.js';
 import { parseBody, type UploadedFile } from './rest-router.js';
 
 /** The channel, if the bot can see it (404 10003 unknown, 403 50001 no access). */
@@ -54,11 +54,21 @@ export function findMessage(core: FakeCore, channelId: string, messageId: string
   return message;
 }
 
+/** Uploads per message, and bytes per request for a bot in an unboosted guild (10 MiB). */
+const MAX_FILES = 10;
+const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+
 export function toAttachments(
   core: FakeCore,
   channelId: string,
   files: readonly UploadedFile[],
 ): FakeAttachment[] {
+  if (files.length > MAX_FILES) {
+    throw formError(['attachments'], 'BASE_TYPE_MAX_LENGTH', `Must be ${MAX_FILES} or fewer in length.`);
+  }
+  if (files.reduce((sum, f) => sum + f.bytes.length, 0) > MAX_UPLOAD_BYTES) {
+    throw new DiscordApiError(413, 40005, 'Request entity too large');
+  }
   return files.map((file) => {
     const id = core.world.ids.next();
     return {
