@@ -1,5 +1,7 @@
+import { once } from 'node:events';
 import { DiscordAPIError, DiscordjsErrorCodes, Events, GatewayIntentBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { type DiscordKit, next, startDiscordKit } from './fake-discord/discord-test-kit.js';
 
 /** No 5-second wait between two IDENTIFYs (discord.js' default throttle), so a re-identify is quick. */
@@ -139,5 +141,27 @@ describe('fake Discord gateway: reconnects, resumes and refusals with real disco
     expect(error).toBeInstanceOf(Error);
     expect(fake.gateway.identifies).toMatchObject([{ accepted: false, closeCode: 4014 }]);
     kit.clientErrors.length = 0;
+  });
+
+  it.each([
+    ['a payload before IDENTIFY', [{ op: 3, d: {} }], 4003],
+    ['an unknown opcode', [{ op: 99, d: null }], 4001],
+    ['a frame that is not JSON', ['not json'], 4002],
+    ['a second IDENTIFY', 'identify-twice', 4005],
+  ])('a raw client sending %s is closed with %i', async (_name, frames, code) => {
+    kit = await startDiscordKit();
+    const { fake } = kit;
+    const socket = new WebSocket(`${fake.gatewayUrl}?v=10&encoding=json`);
+    const closed = once(socket, 'close');
+    await once(socket, 'message');
+    const identify = {
+      op: 2,
+      d: { token: fake.token, intents: 1, properties: { os: 'linux', browser: 'raw', device: 'raw' } },
+    };
+    const toSend = frames === 'identify-twice' ? [identify, identify] : frames;
+    for (const frame of toSend) socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+    const [closeCode] = await closed;
+    expect(closeCode).toBe(code);
+    expect(fake.gateway.connections[0]?.closedBy).toBe('fake');
   });
 });

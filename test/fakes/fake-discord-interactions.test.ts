@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DiscordAPIError, Events, MessageFlags } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buttonRow, type DiscordKit, startDiscordKit, textChannel } from './fake-discord/discord-test-kit.js';
+import { fieldOf } from './fake-discord/is-record.js';
 
 describe('fake Discord with real discord.js: interactions and slash commands', () => {
   let kit: DiscordKit | undefined;
@@ -77,6 +78,31 @@ describe('fake Discord with real discord.js: interactions and slash commands', (
       [4, 400, 40060],
     ]);
     expect(fake.message(prompt.id)).toMatchObject({ content: 'Denied', components: [] });
+  });
+
+  it('refuses a follow-up before any acknowledgement (10015) and accepts it after', async () => {
+    kit = await startDiscordKit();
+    const { fake } = kit;
+    const client = await kit.ready();
+    const prompt = await textChannel(client, fake.seed.channels.general).send({
+      content: 'Go?',
+      components: buttonRow('go'),
+    });
+    const click = fake.click({ messageId: prompt.id, userId: fake.seed.users.alice.id, customId: 'go' });
+    const post = (path: string, body: unknown) =>
+      fetch(`${fake.apiRoot}/v10/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const early = await post(`webhooks/${fake.applicationId}/${click.token}?wait=true`, {
+      content: 'too early',
+    });
+    expect([early.status, fieldOf(await early.json(), 'code')]).toEqual([404, 10015]);
+    expect((await post(`interactions/${click.id}/${click.token}/callback`, { type: 6 })).status).toBe(204);
+    const later = await post(`webhooks/${fake.applicationId}/${click.token}?wait=true`, { content: 'now' });
+    expect(later.status).toBe(200);
+    expect(fake.messages(fake.seed.channels.general).map((m) => m.content)).toEqual(['Go?', 'now']);
   });
 
   it('refuses a first callback after the acknowledgement window with 10062 Unknown interaction', async () => {

@@ -1,4 +1,4 @@
-import { DiscordAPIError, type Message } from 'discord.js';
+import { ChannelType, DiscordAPIError, type Message } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DiscordKit, startDiscordKit, textChannel } from './fake-discord/discord-test-kit.js';
 import { fieldOf } from './fake-discord/is-record.js';
@@ -98,6 +98,11 @@ describe('fake Discord REST through discord.js: retries, faults and channel tool
     expect([...recent.values()].map((m) => m.content)).toEqual(['three', 'two']);
 
     await channel.edit({ topic: 'Hermes lives here', rateLimitPerUser: 30, reason: 'asked by an admin' });
+    const fetched = await client.channels.fetch(channel.id, { force: true });
+    expect(fetched?.type === ChannelType.GuildText ? [fetched.topic, fetched.rateLimitPerUser] : []).toEqual([
+      'Hermes lives here',
+      30,
+    ]);
     expect(fake.world.channel(channel.id)).toMatchObject({
       topic: 'Hermes lives here',
       rateLimitPerUser: 30,

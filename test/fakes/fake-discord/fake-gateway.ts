@@ -183,6 +183,8 @@ export class FakeGateway {
       this.config.clock.changed();
       return;
     }
+    // A zombie connection loses what the client sends too (heartbeats are only counted, for tests).
+    if (connection.zombie) return;
     if (op === GatewayOpcodes.Identify) {
       this.#identify(connection, d);
       return;
@@ -213,9 +215,17 @@ export class FakeGateway {
       this.#close(connection, GatewayCloseCodes.DecodeError, 'Error while decoding payload.');
       return;
     }
+    const rawShard = d['shard'];
     const shard =
-      Array.isArray(d['shard']) && d['shard'].every((n) => typeof n === 'number')
-        ? (d['shard'] as number[])
+      Array.isArray(rawShard) && rawShard.every((n): n is number => typeof n === 'number')
+        ? rawShard
+        : undefined;
+    const validIntents =
+      typeof intents === 'number' &&
+      Number.isInteger(intents) &&
+      intents >= 0 &&
+      (intents & ~KNOWN_INTENTS) === 0
+        ? intents
         : undefined;
     let closeCode: number | undefined;
     let reason = '';
@@ -223,14 +233,9 @@ export class FakeGateway {
       [closeCode, reason] = [GatewayCloseCodes.AlreadyAuthenticated, 'Already authenticated.'];
     else if (token.replace(/^Bot\s+/i, '') !== this.config.token())
       [closeCode, reason] = [GatewayCloseCodes.AuthenticationFailed, 'Authentication failed.'];
-    else if (
-      typeof intents !== 'number' ||
-      !Number.isInteger(intents) ||
-      intents < 0 ||
-      (intents & ~KNOWN_INTENTS) !== 0
-    ) {
+    else if (validIntents === undefined) {
       [closeCode, reason] = [GatewayCloseCodes.InvalidIntents, 'Invalid intent(s).'];
-    } else if ((intents & PRIVILEGED & ~this.config.privilegedIntents) !== 0) {
+    } else if ((validIntents & PRIVILEGED & ~this.config.privilegedIntents) !== 0) {
       [closeCode, reason] = [GatewayCloseCodes.DisallowedIntents, 'Disallowed intent(s).'];
     } else if (
       shard !== undefined &&
@@ -250,13 +255,13 @@ export class FakeGateway {
       accepted: closeCode === undefined,
       closeCode,
     });
-    if (closeCode !== undefined) {
-      this.#close(connection, closeCode, reason);
+    if (closeCode !== undefined || validIntents === undefined) {
+      this.#close(connection, closeCode ?? GatewayCloseCodes.InvalidIntents, reason);
       return;
     }
     const session: GatewaySession = {
       id: randomBytes(16).toString('hex'),
-      intents: intents as number,
+      intents: validIntents,
       shard: shard ?? [0, 1],
       seq: 0,
       live: true,
