@@ -24,7 +24,8 @@ async function readChecked(target: FileTarget, guard: FileGuard): Promise<Buffer
   const handle = await open(target.real, 'r');
   try {
     const opened = await handle.stat({ bigint: true });
-    if (guard.readSensitivities([target.absolute, target.real], opened).length > 0) {
+    const matches = await guard.readSensitivities([target.real, target.absolute], opened);
+    if (matches.length > 0) {
       throw new HermesError(
         'path_refused',
         `Refusing to patch ${target.shown}: it is the same file as a protected one, and patch shows parts of the file it edits.`,

@@ -51,9 +51,9 @@ export const readFileTool = defineTool({
     const config = ctx.services.config;
     const target = await locateFile(args.path, ctx.cwd);
     const guard = await createFileGuard(config);
-    const spellings = [target.absolute, target.real];
+    const spellings = [target.real, target.absolute];
     // The gateway's own secrets are refused by name before anything else, even when missing.
-    const named = guard.readSensitivities(spellings);
+    const named = guard.readSensitivitiesSync(spellings);
     if (neverRead(named) !== undefined) await approveRead('read_file', target, named, guard, ctx);
     const info = await statRegularFile(target, ctx.cwd);
     const offset = Math.max(1, args.offset);
@@ -67,7 +67,7 @@ export const readFileTool = defineTool({
       // Checked on the opened file itself: a hard link, bind mount or a swap after the path
       // check cannot make this read a protected file.
       const opened = await handle.stat({ bigint: true });
-      await approveRead('read_file', target, guard.readSensitivities(spellings, opened), guard, ctx);
+      await approveRead('read_file', target, await guard.readSensitivities(spellings, opened), guard, ctx);
       // Sizes can lie (files under /proc report 0), so the sample read decides what is empty.
       const sample = Buffer.alloc(SNIFF_BYTES);
       const { bytesRead } = await handle.read(sample, 0, sample.length, 0);

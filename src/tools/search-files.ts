@@ -48,9 +48,9 @@ async function assertTextFile(real: string, shown: string): Promise<void> {
  * own secrets the refusal says so; for other secret files it points to read_file, which asks.
  */
 async function assertSearchable(target: FileTarget, guard: FileGuard): Promise<void> {
-  const spellings = [target.absolute, target.real];
+  const spellings = [target.real, target.absolute];
   const info = await stat(target.real, { bigint: true }).catch(() => undefined);
-  const matches = guard.readSensitivities(spellings, info);
+  const matches = await guard.readSensitivities(spellings, info);
   if (matches.length === 0) return;
   const refusal = neverReadError(target, matches, guard);
   if (refusal !== undefined) throw refusal;
@@ -103,7 +103,10 @@ export const searchFilesTool = defineTool({
     const target = await locateFile(args.path, ctx.cwd);
     const guard = await createFileGuard(ctx.services.config);
     await assertSearchable(target, guard);
-    const protectedFile: SearchQuery['protectedFile'] = (file, stats) => guard.readBlocked(file, stats);
+    // Loaded up front: the search checks files synchronously (ripgrep's results arrive in a stream).
+    await guard.loadLinks();
+    const protectedFile: SearchQuery['protectedFile'] = (file, stats) =>
+      guard.readSensitivitiesSync([file], stats).length > 0;
     const info = await statSearchRoot(target.real, target.absolute, ctx.cwd);
     if (!info.isDirectory() && !info.isFile()) {
       throw new HermesError('file_unsupported', `${target.shown} is neither a directory nor a regular file.`);

@@ -234,6 +234,13 @@ describe('read_file: error paths', () => {
     expect((await failure(read({ path: 'pointer.txt' }))).code).toBe('path_refused');
   });
 
+  it('reads an ordinary file that has other hard links (as package stores make them)', async () => {
+    const original = kit.put('store/lib.js', 'export const lib = 1;\n');
+    linkSync(original, join(kit.cwd, 'lib.js'));
+    writeFileSync(join(kit.home, '.env'), 'OPENAI_API_KEY=sk-x\n');
+    expect(await read({ path: 'lib.js' })).toBe('1|export const lib = 1;');
+  });
+
   it('asks before reading a secret file of the user, and refuses it unattended', async () => {
     const key = kit.putHome('.ssh/id_ed25519', '-----BEGIN OPENSSH PRIVATE KEY-----\nkey-bytes\n');
     const gate = fileGate(kit.config);

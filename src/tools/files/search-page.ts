@@ -24,7 +24,7 @@ export interface SearchQuery {
    * True for a file the search must not show (a protected file, or an alias of one by
    * device+inode when `info` is given). Content and file-name searches both leave it out.
    */
-  readonly protectedFile: (file: string, info?: Pick<BigIntStats, 'dev' | 'ino'>) => boolean;
+  readonly protectedFile: (file: string, info?: Pick<BigIntStats, 'dev' | 'ino' | 'nlink'>) => boolean;
 }
 
 /** One page of results plus how many there are in all. Both engines return this shape. */

@@ -83,7 +83,8 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
       expect(answer).toMatchObject({ status: 'answered' });
       await waitFor(() => adapter.texts(ALICE.chatId).includes('Added the alias.'));
       expect(readFileSync(join(userHome, '.bashrc'), 'utf8')).toBe(ALIAS);
-      expect(adapter.shown(prompt.messageId)?.text).toContain('Allowed once by Alice');
+      // The prompt is edited when the decision is recorded, which may land after the answer.
+      await waitFor(() => adapter.shown(prompt.messageId)?.text.includes('Allowed once by Alice') === true);
       const results = sentMessages(fake, 1).filter((m) => m.role === 'tool');
       expect(results.map((m) => m.content).join('\n')).toContain('Created');
     });
