@@ -55,8 +55,8 @@ const hermesHomesOf = (roots: FileRoots): string[] => [
 const homesOf = (roots: FileRoots): string[] => [...new Set([roots.real.home, roots.given.home])];
 
 /**
- * HERMES_HOME and the table's sensitive directories below the home, by device+inode: a few stats,
- * cheap enough for every call. A directory seen again under another path (a bind mount) is
+ * HERMES_HOME (and its sub-directories) and the table's sensitive directories below the home, by
+ * device+inode: a few stats, cheap enough for every call. A directory seen again under another path (a bind mount) is
  * looked up here, and the file below it judged as if it were spelled under the original.
  */
 export async function collectProtectedDirectories(roots: FileRoots): Promise<InodeTable> {
@@ -65,6 +65,11 @@ export async function collectProtectedDirectories(roots: FileRoots): Promise<Ino
     ...hermesHomesOf(roots),
     ...homesOf(roots).flatMap((home) => sensitiveHomeDirs().map((rel) => join(home, rel))),
   ];
+  // HERMES_HOME's own sub-directories too (plugins/, cache/…): a bind mount of one alone.
+  for (const hermesHome of hermesHomesOf(roots)) {
+    const names = await readdir(hermesHome).catch(() => [] as string[]);
+    candidates.push(...names.map((name) => join(hermesHome, name)));
+  }
   for (const path of candidates) {
     const info = await statBig(path);
     if (info === undefined || !info.isDirectory() || directories.has(idOf(info))) continue;

@@ -24,7 +24,7 @@ import { silentLogger } from '${ROOT}/test/helpers/test-config.js';
 import { loadConfig } from '${ROOT}/src/config/load-config.js';
 import { readFileTool } from '${ROOT}/src/tools/read-file.js';
 import { writeFileTool } from '${ROOT}/src/tools/write-file.js';
-const [home, cwd, mount] = process.argv.slice(-3);
+const [home, cwd, mount, pluginsMount] = process.argv.slice(-4);
 const config = loadConfig({ env: {}, home });
 const ctx = {
   signal: new AbortController().signal, sessionKey: 's', taskId: 't', cwd, userId: undefined,
@@ -35,7 +35,9 @@ const outcome = async (run) => { try { return String(await run()); } catch (e) {
 const read = await outcome(() => readFileTool.handler(readFileTool.parameters.parse({ path: mount + '/.env' }), ctx));
 const write = await outcome(() =>
   writeFileTool.handler(writeFileTool.parameters.parse({ path: mount + '/plugins/evil.mjs', content: 'x' }), ctx));
-process.stdout.write(JSON.stringify({ read, write }));
+const plugin = await outcome(() =>
+  writeFileTool.handler(writeFileTool.parameters.parse({ path: pluginsMount + '/evil.mjs', content: 'x' }), ctx));
+process.stdout.write(JSON.stringify({ read, write, plugin }));
 `;
 
 let kit: FileToolKit;
@@ -45,21 +47,40 @@ beforeEach(() => {
 afterEach(() => kit.cleanup());
 
 describe.skipIf(!canBind)('protected files seen through a bind mount (bubblewrap)', () => {
-  it('refuses to read the .env and to write a plugin through another mount of HERMES_HOME', () => {
+  it('refuses to read the .env and to write a plugin through another mount of HERMES_HOME or of plugins/', () => {
     writeFileSync(join(kit.home, '.env'), 'OPENAI_API_KEY=sk-bind-mounted\n');
     mkdirSync(join(kit.home, 'plugins'));
     const mount = join(kit.cwd, 'mnt');
+    const pluginsMount = join(kit.cwd, 'plugins-mnt');
     mkdirSync(mount);
+    mkdirSync(pluginsMount);
     const script = join(kit.cwd, 'child.mts');
     writeFileSync(script, CHILD);
     const child = spawnSync(
       'bwrap',
-      ['--dev-bind', '/', '/', '--bind', kit.home, mount, TSX, script, kit.home, kit.cwd, mount],
+      [
+        ...[
+          '--dev-bind',
+          '/',
+          '/',
+          '--bind',
+          kit.home,
+          mount,
+          '--bind',
+          join(kit.home, 'plugins'),
+          pluginsMount,
+        ],
+        ...[TSX, script, kit.home, kit.cwd, mount, pluginsMount],
+      ],
       { encoding: 'utf8', cwd: ROOT, env: { ...process.env, HOME: kit.userHome } },
     );
     expect(child.stderr).toBe('');
-    const result = JSON.parse(child.stdout) as { read: string; write: string };
-    expect(result).toEqual({ read: 'error:path_refused', write: 'error:path_refused' });
+    const result = JSON.parse(child.stdout) as Record<string, string>;
+    expect(result).toEqual({
+      read: 'error:path_refused',
+      write: 'error:path_refused',
+      plugin: 'error:path_refused',
+    });
     expect(existsSync(join(kit.home, 'plugins', 'evil.mjs'))).toBe(false);
   });
 });
