@@ -1,6 +1,7 @@
 import type { DetectResult, Finding } from './approval-types.js';
 import type { CodeLanguage, Rule, RuleContext, VerbRules } from './detect-context.js';
 import { execRules } from './detect-exec-rules.js';
+import { exfilRules } from './detect-exfil-rules.js';
 import { addsExecute, chmodMode, fileRules, redirectRule } from './detect-file-rules.js';
 import { gatewayRules } from './detect-gateway-rules.js';
 import { gitRules } from './detect-git-rules.js';
@@ -8,6 +9,7 @@ import { hardlineRules } from './detect-hardline-rules.js';
 import { scanInlineCode } from './detect-inline-code.js';
 import { interpreterRules } from './detect-interpreter-rules.js';
 import { DANGEROUS, HARDLINE } from './detect-keys.js';
+import { listRules } from './detect-list-rules.js';
 import { decodeEscapes, pipelineRules } from './detect-pipeline-rules.js';
 import { sqlHazards, sqlRules } from './detect-sql.js';
 import { daemonEnvRule, sudoFlagRule, systemRules } from './detect-system-rules.js';
@@ -53,6 +55,7 @@ const RULES_BY_FAMILY = indexRules([
   sqlRules,
   execRules,
   interpreterRules,
+  exfilRules,
 ]);
 
 const PRINTERS = new Set([
@@ -281,6 +284,7 @@ export class DetectionRun {
     for (const pipeline of list.pipelines) {
       pipelineRules(pipeline, segments, (seg) => new SegmentContext(seg, listHasDisown, this, depth));
     }
+    listRules(segments, list.pipelines, (seg) => new SegmentContext(seg, listHasDisown, this, depth));
   }
 
   private analyzeSegment(seg: Segment, depth: number, listHasDisown: boolean, traverse: boolean): void {

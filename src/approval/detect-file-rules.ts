@@ -1,3 +1,4 @@
+import { accessFindings, EMPTY_ENV } from './detect-access-rules.js';
 import type { RuleContext, VerbRules } from './detect-context.js';
 import { DANGEROUS, HARDLINE } from './detect-keys.js';
 import {
@@ -273,8 +274,12 @@ export const fileRules: readonly VerbRules[] = [
   { verbs: ['xargs'], run: xargs },
 ];
 
-/** Output redirections (any command): block devices, system files, env/config files. */
+/**
+ * Runs for every simple command: output redirections (block devices, system files, env/config
+ * files), then every path the command reads or writes, judged against the shared table.
+ */
 export function redirectRule(ctx: RuleContext): void {
+  accessFindings(ctx, EMPTY_ENV);
   for (const redirect of ctx.seg.redirects) {
     const op = redirect.op;
     if (op === '<' || op === '<&' || op === '<<' || op === '<<-' || op === '<<<') continue;
