@@ -1,6 +1,7 @@
 import { accessFindings, EMPTY_ENV } from './detect-access-rules.js';
 import type { RuleContext, VerbRules } from './detect-context.js';
 import { DANGEROUS, HARDLINE } from './detect-keys.js';
+import { devTcpRule, wrappedRemotePackage } from './detect-network-rules.js';
 import {
   classifyDeleteTarget,
   isBlockDevice,
@@ -280,6 +281,8 @@ export const fileRules: readonly VerbRules[] = [
  */
 export function redirectRule(ctx: RuleContext): void {
   accessFindings(ctx, EMPTY_ENV);
+  devTcpRule(ctx);
+  wrappedRemotePackage(ctx);
   for (const redirect of ctx.seg.redirects) {
     const op = redirect.op;
     if (op === '<' || op === '<&' || op === '<<' || op === '<<-' || op === '<<<') continue;

@@ -11,8 +11,10 @@ import {
   substitutionSecrecy,
   uploadOf,
 } from './detect-exfil-rules.js';
-import { DANGEROUS } from './detect-keys.js';
-import { pathUses } from './detect-path-uses.js';
+import { writesGatewayTables } from './detect-gateway-rules.js';
+import { DANGEROUS, HARDLINE } from './detect-keys.js';
+import { FILE_DB_CLIENTS, pathUses } from './detect-path-uses.js';
+import { DATABASE_CLIENTS } from './detect-sql.js';
 import { HERMES_HOME_ALIAS } from './normalize-command.js';
 import { operands, type Segment } from './shell-segment.js';
 import type { ShellPipeline } from './shell-types.js';
@@ -265,6 +267,18 @@ function pipelineRule(
     }
   }
   if (network && shell) contextFor(stages[0]?.[0] as Segment).danger(DANGEROUS.reverseShell);
+  const client = stages.flat().find((seg) => DATABASE_CLIENTS.has(seg.verb) || FILE_DB_CLIENTS.has(seg.verb));
+  if (
+    client !== undefined &&
+    stages
+      .flat()
+      .some(
+        (seg) =>
+          seg.argv.some(writesGatewayTables) ||
+          seg.redirects.some((r) => r.body !== undefined && writesGatewayTables(r.body)),
+      )
+  )
+    contextFor(client).hardline(HARDLINE.hermesDb);
 }
 
 /** The list-level hook called once per command list (see detect-engine.ts). */
