@@ -142,9 +142,7 @@ function writeKey(match: SensitiveMatch, path: string): string | undefined {
       return DANGEROUS.gitHooksWrite;
     case 'system_binaries':
       // Installing into /usr/local or /opt is everyday work; replacing the system's own is not.
-      return path.startsWith('/usr/local/') || path.startsWith('/opt/')
-        ? undefined
-        : DANGEROUS.systemBinaryWrite;
+      return /^\/(?:usr\/local|opt)(?:\/|$)/.test(path) ? undefined : DANGEROUS.systemBinaryWrite;
     case 'kernel_control':
       return DANGEROUS.kernelWrite;
     default:

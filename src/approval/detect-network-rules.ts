@@ -191,6 +191,11 @@ function inlineReverseShell(ctx: RuleContext): void {
   }
   if (program.module === 'http.server' || program.module === 'simplehttpserver')
     httpServer(ctx, program.files);
+  if (program.module === 'pip' || program.module === 'pipx' || program.module === 'uv') {
+    const ops = operands(program.files);
+    if (PIP_INSTALL.has(ops[0] ?? '') && (ops.slice(1).some(remoteSpec) || editableRemote(program.files)))
+      ctx.danger(DANGEROUS.remoteInstall);
+  }
 }
 
 function loopback(host: string): boolean {

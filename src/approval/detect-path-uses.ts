@@ -1,3 +1,5 @@
+import { shellInvocation } from './detect-exec-rules.js';
+import { INTERPRETERS, parseInterpreter } from './detect-interpreter-rules.js';
 import type { Segment } from './shell-segment.js';
 import type { ShellWord } from './shell-types.js';
 
@@ -887,6 +889,24 @@ export function pathUses(seg: Segment): SegmentUses {
   }
   c.unknown = true;
   c.writesCwd = true;
+  const spec = INTERPRETERS.get(seg.family);
+  if (spec !== undefined) {
+    // The inline program is judged as code (detect-gateway-rules); its script and arguments are paths.
+    const program = parseInterpreter(seg.argv, spec);
+    if (program.code.length > 0 || program.module !== undefined) {
+      for (const file of program.files) c.addText(file, undefined, 'unknown');
+      return c;
+    }
+  }
+  if (seg.family === 'shell') {
+    const payload = shellInvocation(seg.argv).payload;
+    if (payload !== undefined) {
+      seg.argl.forEach((arg, i) => {
+        if (seg.argv[i] !== payload && !arg.startsWith('-')) c.add(i, 'unknown');
+      });
+      return c;
+    }
+  }
   everyWord(c, seg, 'unknown');
   return c;
 }
