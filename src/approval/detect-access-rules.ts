@@ -77,7 +77,7 @@ export function resolvePath(
 ): Resolved {
   if (raw.length > 4096) return NONE;
   let text = raw;
-  const bare = withoutExpansions(text);
+  const bare = text.includes('$') || text.includes('`') ? withoutExpansions(text) : text;
   if (/\s/.test(bare)) return NONE;
   if (text.startsWith('file://')) text = text.slice(7);
   if (env.hermesVars.size > 0 && text.startsWith('$')) {

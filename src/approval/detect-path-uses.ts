@@ -359,10 +359,14 @@ function everyWord(c: Collector, seg: Segment, use: PathUse): void {
 
 function recursiveFlag(argv: readonly string[], letters: string, long: readonly string[]): boolean {
   for (const arg of argv) {
+    if (arg.charCodeAt(0) !== 0x2d) continue;
     if (arg === '--') return false;
     if (arg.startsWith('--')) {
-      if (long.includes(arg.split('=')[0]?.toLowerCase() ?? '')) return true;
-    } else if (arg.startsWith('-') && [...letters].some((l) => arg.slice(1).includes(l))) return true;
+      const eq = arg.indexOf('=');
+      if (long.includes((eq < 0 ? arg : arg.slice(0, eq)).toLowerCase())) return true;
+      continue;
+    }
+    for (let k = 1; k < arg.length; k += 1) if (letters.includes(arg[k] as string)) return true;
   }
   return false;
 }

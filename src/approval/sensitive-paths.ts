@@ -166,8 +166,12 @@ const OTHER_HOME = /^(?:\/root|\/home\/[^/]+|\/users\/[^/]+)(?=\/|$)/;
 
 const lower = (path: string): string => path.toLowerCase();
 
+/** Anything `collapsePath` would change: `//`, `/./`, `/../`, a leading `./` or `../`, a trailing `/`. */
+const NEEDS_COLLAPSE = /\/\/|\/\.\.?(?:\/|$)|^\.\.?(?:\/|$)|.\/$/;
+
 /** Collapses `.`, `..` and doubled slashes of an absolute (or `~`-rooted) path, without touching the disk. */
 export function collapsePath(path: string): string {
+  if (!NEEDS_COLLAPSE.test(path)) return path;
   const rooted = path.startsWith('/') ? '/' : '';
   const parts: string[] = [];
   for (const part of path.split('/')) {
@@ -183,8 +187,11 @@ export function collapsePath(path: string): string {
 
 /** `child` relative to `dir` when it is `dir` itself ('') or below it; undefined otherwise. */
 export function relativeInside(child: string, dir: string): string | undefined {
-  const c = lower(collapsePath(child));
-  const d = lower(collapsePath(dir));
+  return insideCollapsed(lower(collapsePath(child)), lower(collapsePath(dir)));
+}
+
+/** `relativeInside` for paths already collapsed and lower-cased. */
+function insideCollapsed(c: string, d: string): string | undefined {
   if (d === '') return undefined;
   if (c === d) return '';
   const prefix = d.endsWith('/') ? d : `${d}/`;
@@ -257,7 +264,29 @@ function homeArea(rel: string): SensitiveMatch | undefined {
   return undefined;
 }
 
+/** First path components under which the system table has entries. */
+const SYSTEM_TOPS = new Set([
+  'dev',
+  'proc',
+  'sys',
+  'etc',
+  'var',
+  'usr',
+  'bin',
+  'sbin',
+  'lib',
+  'lib32',
+  'lib64',
+  'libx32',
+  'boot',
+  'opt',
+  'library',
+  'private',
+]);
+
 function systemArea(p: string): SensitiveMatch | undefined {
+  const slash = p.indexOf('/', 1);
+  if (!SYSTEM_TOPS.has(slash < 0 ? p.slice(1) : p.slice(1, slash))) return undefined;
   if (BLOCK_DEVICE.test(p)) {
     return { area: 'block_device', what: 'a raw block device', write: 'hardline', read: 'dangerous' };
   }
@@ -302,6 +331,18 @@ function systemArea(p: string): SensitiveMatch | undefined {
   return undefined;
 }
 
+const rootsCache = new WeakMap<SensitiveRoots, { home: string; hermesHome: string }>();
+
+/** The roots collapsed and lower-cased once per roots object. */
+function collapsedRoots(roots: SensitiveRoots): { home: string; hermesHome: string } {
+  let cached = rootsCache.get(roots);
+  if (cached === undefined) {
+    cached = { home: lower(collapsePath(roots.home)), hermesHome: lower(collapsePath(roots.hermesHome)) };
+    rootsCache.set(roots, cached);
+  }
+  return cached;
+}
+
 /**
  * Where `path` falls in the sensitive-location table, or undefined when it is nowhere special.
  * `path` must be absolute (or `~`-rooted in the detector's spelling); relative paths are never
@@ -311,7 +352,8 @@ export function classifySensitivePath(path: string, roots: SensitiveRoots): Sens
   let p = lower(collapsePath(path));
   const procRoot = PROC_ROOT.exec(p);
   if (procRoot !== null) p = p.slice(procRoot[0].length) || '/';
-  const hermesRel = relativeInside(p, roots.hermesHome);
+  const { home, hermesHome } = collapsedRoots(roots);
+  const hermesRel = insideCollapsed(p, hermesHome);
   if (hermesRel !== undefined) {
     if (hermesSecretName(hermesRel)) {
       return {
@@ -330,7 +372,7 @@ export function classifySensitivePath(path: string, roots: SensitiveRoots): Sens
   }
   const git = gitControlArea(p);
   if (git !== undefined) return git;
-  const homeRel = relativeInside(p, roots.home);
+  const homeRel = insideCollapsed(p, home);
   if (homeRel !== undefined && homeRel !== '') {
     const area = homeArea(homeRel);
     if (area !== undefined) return area;
