@@ -407,13 +407,14 @@ export function sinkSecrecy(seg: Segment, upload: Upload, env: FlowEnv, segments
   for (const file of upload.files)
     level = higher(level, fileSecrecy(file.path, file.word, env, file.recursive));
   for (const redirect of seg.redirects) {
-    if ((redirect.op === '<' || redirect.op === '<>') && redirect.target !== undefined)
+    if ((redirect.op === '<' || redirect.op === '<>') && redirect.target !== undefined) {
       level = higher(level, fileSecrecy(redirect.target.text.toLowerCase(), redirect.target, env, false));
+      level = higher(level, substitutionSecrecy([redirect.target], env, segmentsOf));
+    }
   }
-  if (upload.argsLeak) {
-    level = higher(level, substitutionSecrecy(seg.args, env, segmentsOf));
-    level = higher(level, argumentSecrecy(seg, env));
-  }
+  // Substitutions feed a sink whatever the argument is: data, URL, or a `<(…)` file to upload.
+  level = higher(level, substitutionSecrecy(seg.args, env, segmentsOf));
+  if (upload.argsLeak) level = higher(level, argumentSecrecy(seg, env));
   if (seg.redirects.some((r) => r.target !== undefined && /^\/dev\/(?:tcp|udp)\//.test(r.target.text)))
     level = higher(level, outputSecrecy(seg, env, segmentsOf));
   return level;

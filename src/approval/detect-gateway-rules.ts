@@ -292,7 +292,21 @@ function inlineSecrets(ctx: RuleContext): void {
     ctx.hardline(HARDLINE.hermesDb);
 }
 
+/** awk and sed programs are text: one that names HERMES_HOME reads it, or writes it with `>`/`w`. */
+function programMentions(ctx: RuleContext): void {
+  const { argv, verb } = ctx.seg;
+  const programs = argv.filter((arg) => HERMES_MENTION.test(arg.toLowerCase()) && /\s|[{};]/.test(arg));
+  if (programs.length === 0) return;
+  const writes =
+    verb === 'awk' || ctx.seg.family === 'awk'
+      ? programs.some((p) => /[^<>=!]>|\|\s*"|system\s*\(/.test(p))
+      : programs.some((p) => /(?:^|[;{}\s/])[wW]\s|\/[gip0-9]*w\s/.test(p));
+  if (writes) ctx.hardline(HARDLINE.hermesWrite);
+  else ctx.danger(DANGEROUS.hermesSecretRead);
+}
+
 export const gatewayRules: readonly VerbRules[] = [
+  { verbs: ['awk', 'sed', 'gsed'], run: programMentions },
   { verbs: [...DATABASE_CLIENTS, 'sqlite-utils', 'litecli', 'datasette'], run: gatewayTablesSql },
   { verbs: [...INTERPRETERS.keys()], run: inlineSecrets },
   { verbs: ['hermes'], run: hermes },

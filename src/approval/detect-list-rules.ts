@@ -1,4 +1,4 @@
-import { accessFindings, resolvePath } from './detect-access-rules.js';
+import { accessFindings, EMPTY_ENV, resolvePath } from './detect-access-rules.js';
 import type { RuleContext } from './detect-context.js';
 import {
   exfilFinding,
@@ -16,8 +16,8 @@ import { DANGEROUS, HARDLINE } from './detect-keys.js';
 import { FILE_DB_CLIENTS, pathUses } from './detect-path-uses.js';
 import { DATABASE_CLIENTS } from './detect-sql.js';
 import { HERMES_HOME_ALIAS } from './normalize-command.js';
-import { operands, type Segment } from './shell-segment.js';
-import type { ShellPipeline } from './shell-types.js';
+import { operands, peelCommand, type Segment } from './shell-segment.js';
+import type { ShellPipeline, ShellWord } from './shell-types.js';
 
 /**
  * Rules about a whole command list, in order: what `cd` and variables set earlier mean for
@@ -233,6 +233,69 @@ function awkFilters(seg: Segment): boolean {
   return seg.argv.some((a) => /\/.+\/|==|~|\$\d+\s*[<>]/.test(a));
 }
 
+/** A word the detector builds itself (a path handed on by a pipeline). */
+export function plainWord(text: string): ShellWord {
+  return {
+    text,
+    quoted: false,
+    dynamic: false,
+    mixedName: false,
+    expansionName: undefined,
+    expansionUnquoted: false,
+    subs: [],
+  };
+}
+
+const XARGS_VALUE_LETTERS = 'adEILnPs';
+
+/** The command `xargs` runs, as words (options of xargs skipped). */
+function xargsCommand(seg: Segment): readonly ShellWord[] {
+  const { argv, args } = seg;
+  let i = 0;
+  while (i < argv.length) {
+    const arg = argv[i] as string;
+    if (arg === '--') return args.slice(i + 1);
+    if (!arg.startsWith('-') || arg === '-') break;
+    i += !arg.startsWith('--') && arg.length === 2 && XARGS_VALUE_LETTERS.includes(arg[1] as string) ? 2 : 1;
+  }
+  return args.slice(i);
+}
+
+/** Paths an upstream stage hands to `xargs`: `find DIR …` (files below DIR), `echo`/`printf` words. */
+function handedPaths(seg: Segment): string[] {
+  if (seg.verb === 'find' || seg.verb === 'gfind') {
+    const out: string[] = [];
+    for (const arg of seg.argl) {
+      if (arg.startsWith('-') || arg === '(' || arg === '!') break;
+      out.push(`${arg.replace(/\/+$/, '')}/*`);
+    }
+    return out;
+  }
+  if (seg.verb === 'echo' || seg.verb === 'printf')
+    return seg.argl.filter((a) => !a.startsWith('-') && (a.includes('/') || a.startsWith('~')));
+  return [];
+}
+
+/** `find ~/.hermes-gateway | xargs cat`, `echo ~/.ssh/id_rsa | xargs base64`: judge the paths as the command's own. */
+function xargsPaths(stages: readonly Segment[][], contextFor: (seg: Segment) => RuleContext): void {
+  const handed: string[] = [];
+  for (let s = 0; s < stages.length; s += 1) {
+    for (const seg of stages[s] as Segment[]) {
+      if (s > 0 && handed.length > 0 && seg.verb === 'xargs') {
+        const command = xargsCommand(seg);
+        if (command.length === 0) continue;
+        const synthetic = peelCommand({
+          words: [...command, ...handed.map(plainWord)],
+          redirects: [],
+          background: false,
+        });
+        accessFindings(contextFor(synthetic), EMPTY_ENV);
+      }
+    }
+    for (const seg of stages[s] as Segment[]) handed.push(...handedPaths(seg).slice(0, 16));
+  }
+}
+
 function pipelineRule(
   pipeline: ShellPipeline,
   segments: readonly Segment[],
@@ -241,6 +304,7 @@ function pipelineRule(
   subLists: SubLists,
 ): void {
   const stages = pipeline.map((stage) => stage.map((i) => segments[i] as Segment));
+  if (stages.some((stage) => stage.some((seg) => seg.verb === 'xargs'))) xargsPaths(stages, contextFor);
   let level: SecretLevel;
   let network = false;
   let shell = false;
@@ -267,17 +331,22 @@ function pipelineRule(
     }
   }
   if (network && shell) contextFor(stages[0]?.[0] as Segment).danger(DANGEROUS.reverseShell);
-  const client = stages.flat().find((seg) => DATABASE_CLIENTS.has(seg.verb) || FILE_DB_CLIENTS.has(seg.verb));
-  if (
-    client !== undefined &&
-    stages
-      .flat()
-      .some(
-        (seg) =>
-          seg.argv.some(writesGatewayTables) ||
-          seg.redirects.some((r) => r.body !== undefined && writesGatewayTables(r.body)),
-      )
-  )
+}
+
+function mentionsGatewayTables(seg: Segment): boolean {
+  return (
+    seg.argv.some(writesGatewayTables) ||
+    seg.redirects.some((r) => r.body !== undefined && writesGatewayTables(r.body))
+  );
+}
+
+/**
+ * SQL on the gateway's approval/pairing tables anywhere in a list that also runs a database
+ * client: piped in, staged in a file (`echo … > x.sql; sqlite3 "$DB" .read x.sql`), or passed.
+ */
+function gatewaySqlRule(segments: readonly Segment[], contextFor: (seg: Segment) => RuleContext): void {
+  const client = segments.find((seg) => DATABASE_CLIENTS.has(seg.verb) || FILE_DB_CLIENTS.has(seg.verb));
+  if (client !== undefined && segments.some(mentionsGatewayTables))
     contextFor(client).hardline(HARDLINE.hermesDb);
 }
 
@@ -323,6 +392,7 @@ export function listRules(
     recordDownloads(seg, state);
     recordStaged(seg, state, sub);
   }
+  gatewaySqlRule(segments, contextFor);
   if (pipelines.length === 0) return;
   const sub = subListsOf(contextFor(segments[0] as Segment));
   for (const pipeline of pipelines) pipelineRule(pipeline, segments, state, contextFor, sub);

@@ -44,6 +44,12 @@ const ROWS: readonly FamilyRow[] = [
   ['jq . ~/.hermes-gateway/config.yaml', 'dangerous', H],
   ['python3 -c "print(open(\'/home/alice/.hermes-gateway/.env\').read())"', 'dangerous', H],
   ['docker run --rm -v ~/.hermes-gateway:/h:ro alpine cat /h/.env', 'dangerous', H],
+  ["printf '%s\\n' ~/.hermes-gateway/.env | xargs cat", 'dangerous', H],
+  ['find ~/.hermes-gateway -name .env -exec cat {} \\;', 'dangerous', H],
+  ['echo "$(cat ~/.hermes-gateway/.env)"', 'dangerous', H],
+  ["bash -c 'cat ~/.hermes-gateway/.env'", 'dangerous', H],
+  ['cat /proc/1/root/home/alice/.hermes-gateway/.env', 'dangerous', H],
+  ["awk '/KEY/' ~/.hermes-gateway/.env", 'dangerous', H],
   // Process environments and memory, any pid spelling
   ['cat /proc/$PPID/environ', 'dangerous', P],
   ['cat /proc/self/environ', 'dangerous', P],
@@ -84,6 +90,8 @@ const ROWS: readonly FamilyRow[] = [
   ['cat .ssh/id_rsa', 'dangerous', S],
   ['gpg --export-secret-keys > /tmp/k; cat ~/.gnupg/private-keys-v1.d/x.key', 'dangerous', S],
   ['cat /dev/sda | head -c 512', 'dangerous', DANGEROUS.deviceRead],
+  ["find ~/.ssh -name 'id_*' -exec cat {} +", 'dangerous', S],
+  ['find ~/.aws -type f | xargs cat', 'dangerous', S],
   // Everyday reads near them stay safe
   ['cat ~/.ssh/id_ed25519.pub', 'safe'],
   ['cat ~/.ssh/config', 'safe'],
@@ -105,6 +113,9 @@ const ROWS: readonly FamilyRow[] = [
   ['blkid /dev/sda1', 'safe'],
   ['lsblk /dev/sda', 'safe'],
   ['sha256sum ~/.hermes-gateway/state.db', 'safe'],
+  ["awk '{print $1}' access.log", 'safe'],
+  ['find . -type f | xargs grep TODO', 'safe'],
+  ['find ~/.ssh -name "*.pub"', 'safe'],
 ];
 
 familyTable('secrets read through the terminal (issue 18 item 3)', ROWS);
