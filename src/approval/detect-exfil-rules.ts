@@ -96,6 +96,39 @@ function dumpsEnvironment(seg: Segment): boolean {
   return false;
 }
 
+/** Commands that print a credential: `gh auth token`, `gcloud auth print-access-token`, `kubectl config view --raw`… */
+function printsCredential(seg: Segment): boolean {
+  const ops = operands(seg.argl);
+  switch (seg.verb) {
+    case 'gh':
+      return ops[0] === 'auth' && ops[1] === 'token';
+    case 'gcloud':
+      return ops.includes('print-access-token') || ops.includes('print-identity-token');
+    case 'aws':
+      return (
+        (ops[0] === 'configure' && (ops[1] === 'get' || ops[1] === 'export-credentials')) ||
+        ops.includes('get-session-token')
+      );
+    case 'az':
+      return ops.includes('get-access-token');
+    case 'kubectl':
+      return ops[0] === 'config' && ops[1] === 'view' && seg.argl.includes('--raw');
+    case 'git':
+      return ops[0] === 'credential' && ops[1] === 'fill';
+    case 'security':
+      return /^find-(?:generic|internet)-password$/.test(ops[0] ?? '');
+    case 'pass':
+    case 'gopass':
+      return ops[0] === 'show' || (ops.length === 1 && ops[0] !== 'ls');
+    case 'op':
+      return ops[0] === 'read' || (ops[0] === 'item' && ops[1] === 'get');
+    case 'vault':
+      return ops[0] === 'read' || (ops[0] === 'kv' && ops[1] === 'get');
+    default:
+      return seg.verb.startsWith('docker-credential-') && ops[0] === 'get';
+  }
+}
+
 /** `ps eww`, `ps auxe`: BSD-style `e` shows every process's environment, the gateway's included. */
 export function psShowsEnvironment(seg: Segment): boolean {
   if (seg.verb !== 'ps') return false;
@@ -136,7 +169,7 @@ function argumentSecrecy(seg: Segment, env: FlowEnv): SecretLevel {
 
 /** Secrecy of what `seg` writes to its stdout (or to a file it redirects into). */
 export function outputSecrecy(seg: Segment, env: FlowEnv, segmentsOf: SubLists): SecretLevel {
-  if (dumpsEnvironment(seg)) return 'secret';
+  if (dumpsEnvironment(seg) || printsCredential(seg)) return 'secret';
   if (psShowsEnvironment(seg)) return 'gateway';
   let level = argumentSecrecy(seg, env);
   level = higher(level, substitutionSecrecy(seg.args, env, segmentsOf));

@@ -239,12 +239,21 @@ const WRITERS = new Set([
   'truncate',
   'tee',
   'sponge',
+]);
+/** Change metadata or create empty entries: only HERMES_HOME is off limits for them. */
+const ATTRIBUTES = new Set([
+  'chmod',
+  'chown',
+  'chgrp',
+  'chattr',
+  'setfacl',
+  'chcon',
+  'setfattr',
+  'xattr',
   'mkdir',
   'mkfifo',
   'mknod',
-  'touch',
 ]);
-const ATTRIBUTES = new Set(['chmod', 'chown', 'chgrp', 'chattr', 'setfacl', 'chcon', 'setfattr', 'xattr']);
 
 /** File database clients: naming a file opens (and may change) it. */
 export const FILE_DB_CLIENTS: ReadonlySet<string> = new Set([
@@ -796,7 +805,7 @@ function touch(c: Collector, seg: Segment): void {
   const reference = argv.findIndex((a) => a === '-r' || a === '--reference');
   if (reference >= 0) c.add(reference + 1, 'read');
   for (const i of operandIndexes(argv, new Set(['-r', '--reference', '-d', '--date', '-t'])))
-    c.add(i, 'write');
+    c.add(i, 'attr');
 }
 
 const PARSERS: ReadonlyMap<string, (c: Collector, seg: Segment) => void> = new Map<

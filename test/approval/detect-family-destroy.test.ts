@@ -58,6 +58,8 @@ const ROWS: readonly FamilyRow[] = [
   ['echo 1 > /proc/sys/kernel/panic', 'dangerous', DANGEROUS.kernelWrite],
   // Everyday relatives stay safe
   ['truncate -s 0 app.log', 'safe'],
+  ['mkdir -p ~/.ssh && chmod 700 ~/.ssh', 'safe'],
+  ['touch ~/.bashrc', 'safe'],
   ['sort -o names.txt names.txt', 'safe'],
   ['mv build/app.js dist/', 'safe'],
   ['mv ~/Downloads/x.pdf ~/Documents/', 'safe'],
