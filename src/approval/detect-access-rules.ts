@@ -211,7 +211,10 @@ function judge(ctx: RuleContext, used: UsedPath, resolved: Resolved, unknownProg
     if (use === 'write') {
       if (match.write === 'hardline')
         hardlineWrite(ctx, match, used.word !== undefined && isRedirectWord(ctx.seg, used.word));
-      else if (match.write === 'dangerous' && !(used.keyed && KEYED_AREAS.has(match.area))) {
+      else if (
+        match.write === 'dangerous' &&
+        !(used.keyed && resolved.path === used.path && KEYED_AREAS.has(match.area))
+      ) {
         const key = writeKey(match, used.path);
         if (key !== undefined) ctx.danger(key);
       }
@@ -252,6 +255,17 @@ export function effectiveCwd(seg: Segment, env: AccessEnv): string | undefined {
   if (dir === undefined) return env.cwd;
   if (dir.startsWith('/') || dir.startsWith('~') || env.cwd === undefined) return dir;
   return joinPath(env.cwd, dir);
+}
+
+/**
+ * A directory whose files are secret (HERMES_HOME, ~/.ssh, ~/.aws…): `find DIR -exec cmd {}` and
+ * `find DIR | xargs cmd` are judged as `cmd DIR/*`. Plain system directories (`/etc`) are not.
+ */
+export function holdsSecrets(dir: string): boolean {
+  const resolved = resolvePath(dir, undefined, EMPTY_ENV, undefined);
+  return (
+    resolved.matches.some((m) => isHermes(m) || m.read === 'dangerous') || secretsBelow(resolved).length > 0
+  );
 }
 
 /** True when `dir` is HERMES_HOME or inside it. */

@@ -1,4 +1,4 @@
-import { accessFindings, EMPTY_ENV, resolvePath, secretsBelow } from './detect-access-rules.js';
+import { accessFindings, EMPTY_ENV, holdsSecrets } from './detect-access-rules.js';
 import type { RuleContext, VerbRules } from './detect-context.js';
 import { DANGEROUS, HARDLINE } from './detect-keys.js';
 import { devTcpRule, wrappedRemotePackage } from './detect-network-rules.js';
@@ -212,8 +212,7 @@ function execWords(words: readonly ShellWord[], start: number): { words: ShellWo
 function sensitiveStart(argl: readonly string[]): string | undefined {
   for (const arg of argl) {
     if (arg.startsWith('-') || arg === '(' || arg === '!') return undefined;
-    const resolved = resolvePath(arg, undefined, EMPTY_ENV, undefined);
-    if (resolved.matches.length > 0 || secretsBelow(resolved).length > 0) return arg.replace(/\/+$/, '');
+    if (holdsSecrets(arg)) return arg.replace(/\/+$/, '');
   }
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { accessFindings, EMPTY_ENV, resolvePath } from './detect-access-rules.js';
+import { accessFindings, EMPTY_ENV, holdsSecrets, resolvePath } from './detect-access-rules.js';
 import type { RuleContext } from './detect-context.js';
 import {
   exfilFinding,
@@ -267,7 +267,7 @@ function handedPaths(seg: Segment): string[] {
     const out: string[] = [];
     for (const arg of seg.argl) {
       if (arg.startsWith('-') || arg === '(' || arg === '!') break;
-      out.push(`${arg.replace(/\/+$/, '')}/*`);
+      if (holdsSecrets(arg)) out.push(`${arg.replace(/\/+$/, '')}/*`);
     }
     return out;
   }

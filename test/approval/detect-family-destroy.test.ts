@@ -55,6 +55,8 @@ const ROWS: readonly FamilyRow[] = [
   ['rm ~/.ssh/id_rsa', 'dangerous', DANGEROUS.sensitiveWrite],
   ['rm -f ~/.ssh/authorized_keys', 'dangerous', DANGEROUS.sensitiveWrite],
   ['shred ~/.aws/credentials', 'dangerous', DANGEROUS.sensitiveWrite],
+  ['cd ~/.ssh && cp /tmp/evil authorized_keys', 'dangerous', DANGEROUS.sensitiveWrite],
+  ['cp id_rsa.pub .ssh/authorized_keys', 'dangerous', DANGEROUS.sensitiveWrite],
   ['echo 1 > /proc/sys/kernel/panic', 'dangerous', DANGEROUS.kernelWrite],
   // Everyday relatives stay safe
   ['truncate -s 0 app.log', 'safe'],

@@ -116,6 +116,8 @@ const ROWS: readonly FamilyRow[] = [
   ["awk '{print $1}' access.log", 'safe'],
   ['find . -type f | xargs grep TODO', 'safe'],
   ['find ~/.ssh -name "*.pub"', 'safe'],
+  ["find /etc -name '*.conf' -exec grep -H listen {} \\;", 'safe'],
+  ["find /etc -name '*.conf' | xargs grep -l ssl", 'safe'],
 ];
 
 familyTable('secrets read through the terminal (issue 18 item 3)', ROWS);
