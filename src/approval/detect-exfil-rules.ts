@@ -1,7 +1,7 @@
 import { type AccessEnv, EMPTY_ENV, resolvePath } from './detect-access-rules.js';
 import type { RuleContext, VerbRules } from './detect-context.js';
 import { DANGEROUS, HARDLINE } from './detect-keys.js';
-import { isRemote, leavesFilesAlone, pathUses } from './detect-path-uses.js';
+import { isRemote, leavesFilesAlone, pathUses, transferOperands } from './detect-path-uses.js';
 import { matchesBelow } from './detect-paths.js';
 import { collapsePath } from './sensitive-paths.js';
 import { operands, type Segment } from './shell-segment.js';
@@ -67,9 +67,9 @@ export function fileSecrecy(
   if (staged !== undefined) return staged;
   const resolved = resolvePath(path, word, env, undefined);
   let level: SecretLevel;
-  if (recursive) {
-    const dir = resolved.path === '' ? path : resolved.path;
-    for (const match of matchesBelow(collapsePath(dir))) {
+  const dir = collapsePath(resolved.path === '' ? path : resolved.path);
+  if (recursive && (dir.startsWith('/') || dir.startsWith('~'))) {
+    for (const match of matchesBelow(dir)) {
       if (match.area === 'hermes_secret' || match.area === 'process_secrets') return 'gateway';
       if (match.read === 'dangerous' && match.area !== 'block_device') level = 'secret';
     }
@@ -284,7 +284,7 @@ function wgetUpload(seg: Segment): Upload {
 
 /** scp/rsync/sftp: local sources go out when the destination is remote. */
 function copyUpload(seg: Segment): Upload | undefined {
-  const ops = operands(seg.argl);
+  const ops = transferOperands(seg);
   const dest = ops[ops.length - 1];
   if (dest === undefined || !isRemote(dest)) return undefined;
   const files = ops

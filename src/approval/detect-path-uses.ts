@@ -421,6 +421,12 @@ function rsyncLike(c: Collector, seg: Segment, valueOptions: ReadonlySet<string>
   for (const i of files) if (!isRemote(seg.argl[i] as string)) c.add(i, 'read', true);
 }
 
+/** Lower-cased operands of scp/rsync/sftp, option values (`-i KEY`, `--exclude X`) left out. */
+export function transferOperands(seg: Segment): string[] {
+  const values = seg.verb === 'rsync' ? RSYNC_VALUES : SCP_VALUES;
+  return operandIndexes(seg.argv, values).map((i) => seg.argl[i] as string);
+}
+
 /** `host:path`, `user@host:path`, `rsync://…`, `s3://…` — not a local path. */
 export function isRemote(text: string): boolean {
   if (/^[a-z][a-z0-9+.-]*:\/\//.test(text)) return !text.startsWith('file://');

@@ -258,6 +258,7 @@ const belowCache = new Map<string, readonly SensitiveMatch[]>();
 /** Sensitive locations strictly below directory `dir` (what `tar c`, `cp -r`, `grep -r` of it read). */
 export function matchesBelow(dir: string): readonly SensitiveMatch[] {
   const collapsed = collapsePath(expandUserHome(dir));
+  if (!collapsed.startsWith('/') && !collapsed.startsWith('~')) return [];
   const cached = belowCache.get(collapsed);
   if (cached !== undefined) return cached;
   const prefix = collapsed.endsWith('/') ? collapsed : `${collapsed}/`;
