@@ -110,6 +110,20 @@ export function resolvePath(
   return { path: text, matches, hermesDir };
 }
 
+/** Names of the gateway's own files, reached through a directory the detector cannot resolve. */
+const GATEWAY_FILE_NAMES = /^(?:\.env(?:\..+)?|config\.ya?ml)$/;
+
+/**
+ * `sed -i … "$DIR/config.yaml"`, `cp x "${!v}/.env"`: the directory is an expansion or a
+ * substitution whose value is unknown, so the file may be HERMES_HOME's own (`$PWD` is not).
+ */
+function mayBeGatewayFile(path: string): boolean {
+  if (!(path.startsWith('$') || path.startsWith('`'))) return false;
+  if (/^(?:\$\{?pwd\}?|\$\(pwd\)|`pwd`)(?:\/|$)/.test(path)) return false;
+  const slash = path.lastIndexOf('/');
+  return slash > 0 && GATEWAY_FILE_NAMES.test(path.slice(slash + 1));
+}
+
 /** A word worth resolving at all: most words (`-la`, `main`, `build`) are skipped at once. */
 function pathLike(text: string, env: AccessEnv): boolean {
   if (env.cwd !== undefined) return true;
@@ -284,6 +298,9 @@ export function accessFindings(ctx: RuleContext, env: AccessEnv): void {
     if (!pathLike(used.path, scoped)) continue;
     const resolved = resolvePath(used.path, used.word, scoped, undefined);
     if (resolved.matches.length > 0 || used.recursive) judge(ctx, used, resolved, uses.unknown);
+    else if (used.use !== 'read' && used.use !== 'attr' && mayBeGatewayFile(used.path)) {
+      ctx.danger(DANGEROUS.hermesHomeEdit);
+    }
   }
   if (uses.writesCwd && seg.verb !== '' && inHermesHome(cwd)) {
     ctx.hardline(uses.unknown ? HARDLINE.hermesUnknown : HARDLINE.hermesWrite);

@@ -117,6 +117,9 @@ const ROWS: readonly FamilyRow[] = [
   ["sed -n 'w ~/.hermes-gateway/plugins/x.mjs' payload.js", 'hardline', W],
   ['find ~/.hermes-gateway -type f | xargs rm -f', 'hardline', W],
   ['find ~/.hermes-gateway -name "*.mjs" -exec sed -i s/a/b/ {} +', 'hardline', W],
+  ['sed -i s/manual/off/ "$DIR/config.yaml"', 'dangerous', DANGEROUS.hermesHomeEdit],
+  ['cp evil.env "${!v}/.env"', 'dangerous', DANGEROUS.hermesHomeEdit],
+  ['truncate -s0 $(cat /tmp/where)/config.yaml', 'dangerous', DANGEROUS.hermesHomeEdit],
   // Programs not known to be read-only
   ['cd ~/.hermes-gateway && git init', 'hardline', U],
   ['cd $HERMES_HOME/plugins && npm install evil-plugin', 'hardline', U],
@@ -140,6 +143,8 @@ const ROWS: readonly FamilyRow[] = [
   ['cat docs/hermes-gateway.md', 'safe'],
   ['hermes-gateway pairing list', 'safe'],
   ['hermes-gateway doctor', 'safe'],
+  ['sed -i s/a/b/ "$PWD/config.yaml"', 'safe'],
+  ['cat "$DIR/config.yaml"', 'safe'],
 ];
 
 familyTable('HERMES_HOME writes and database opens (issue 18 item 2)', ROWS);
