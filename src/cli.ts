@@ -133,16 +133,24 @@ async function withRuntime(
     secrets: secretValues(config),
     ...(level !== undefined ? { destination: { write: (line: string) => io.stderr(line) } } : {}),
   });
-  const runtime = await createToolRuntime({
-    config,
-    logger,
-    baseEnv: deps.baseEnv,
-    builtinToolsDir: BUILTIN_TOOLS_DIR,
-  });
+  // The same services the gateway gives its tools, so availability reads as the gateway computes
+  // it (session_search needs the session store).
+  const store = openStoreForCli(config, logger);
   try {
-    return await body(runtime);
+    const runtime = await createToolRuntime({
+      config,
+      logger,
+      baseEnv: deps.baseEnv,
+      builtinToolsDir: BUILTIN_TOOLS_DIR,
+      sessionSearch: store,
+    });
+    try {
+      return await body(runtime);
+    } finally {
+      await runtime.close();
+    }
   } finally {
-    await runtime.close();
+    await store.close();
   }
 }
 

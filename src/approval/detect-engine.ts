@@ -1,14 +1,21 @@
 import type { DetectResult, Finding } from './approval-types.js';
 import type { CodeLanguage, Rule, RuleContext, VerbRules } from './detect-context.js';
+import { destroyRules } from './detect-destroy-rules.js';
+import { diskRules } from './detect-disk-rules.js';
 import { execRules } from './detect-exec-rules.js';
+import { exfilRules } from './detect-exfil-rules.js';
 import { addsExecute, chmodMode, fileRules, redirectRule } from './detect-file-rules.js';
 import { gatewayRules } from './detect-gateway-rules.js';
 import { gitRules } from './detect-git-rules.js';
 import { hardlineRules } from './detect-hardline-rules.js';
+import { infraRules } from './detect-infra-rules.js';
 import { scanInlineCode } from './detect-inline-code.js';
 import { interpreterRules } from './detect-interpreter-rules.js';
 import { DANGEROUS, HARDLINE } from './detect-keys.js';
+import { listRules } from './detect-list-rules.js';
+import { networkRules } from './detect-network-rules.js';
 import { decodeEscapes, pipelineRules } from './detect-pipeline-rules.js';
+import { processRules } from './detect-process-rules.js';
 import { sqlHazards, sqlRules } from './detect-sql.js';
 import { daemonEnvRule, sudoFlagRule, systemRules } from './detect-system-rules.js';
 import { textRules } from './detect-text-rules.js';
@@ -53,6 +60,12 @@ const RULES_BY_FAMILY = indexRules([
   sqlRules,
   execRules,
   interpreterRules,
+  exfilRules,
+  destroyRules,
+  diskRules,
+  processRules,
+  infraRules,
+  networkRules,
 ]);
 
 const PRINTERS = new Set([
@@ -281,6 +294,7 @@ export class DetectionRun {
     for (const pipeline of list.pipelines) {
       pipelineRules(pipeline, segments, (seg) => new SegmentContext(seg, listHasDisown, this, depth));
     }
+    listRules(segments, list.pipelines, (seg) => new SegmentContext(seg, listHasDisown, this, depth));
   }
 
   private analyzeSegment(seg: Segment, depth: number, listHasDisown: boolean, traverse: boolean): void {

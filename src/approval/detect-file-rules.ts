@@ -1,5 +1,7 @@
+import { accessFindings, EMPTY_ENV, holdsSecrets } from './detect-access-rules.js';
 import type { RuleContext, VerbRules } from './detect-context.js';
 import { DANGEROUS, HARDLINE } from './detect-keys.js';
+import { devTcpRule, wrappedRemotePackage } from './detect-network-rules.js';
 import {
   classifyDeleteTarget,
   isBlockDevice,
@@ -203,8 +205,28 @@ function execWords(words: readonly ShellWord[], start: number): { words: ShellWo
   return { words: out, end: i };
 }
 
+/**
+ * A starting point of `find` that is sensitive (HERMES_HOME, ~/.ssh…): `{}` in `-exec` stands
+ * for files below it, so `find ~/.hermes-gateway -exec cat {} ;` is judged as `cat DIR/*`.
+ */
+function sensitiveStart(argl: readonly string[]): string | undefined {
+  for (const arg of argl) {
+    if (arg.startsWith('-') || arg === '(' || arg === '!') return undefined;
+    if (holdsSecrets(arg)) return arg.replace(/\/+$/, '');
+  }
+  return undefined;
+}
+
+function withStart(words: readonly ShellWord[], start: string | undefined): readonly ShellWord[] {
+  if (start === undefined) return words;
+  return words.map((word) =>
+    word.text.includes('{}') ? { ...word, text: word.text.replaceAll('{}', `${start}/*`) } : word,
+  );
+}
+
 function find(ctx: RuleContext): void {
   const { args, argl } = ctx.seg;
+  const start = sensitiveStart(argl);
   let dynamic = false;
   for (let i = 0; i < args.length; i += 1) {
     const lower = argl[i] as string;
@@ -215,7 +237,7 @@ function find(ctx: RuleContext): void {
       const sub = execWords(args, i + 1);
       const verb = sub.words[0]?.text.toLowerCase() ?? '';
       if (verb === 'rm' || verb.endsWith('/rm')) ctx.danger(DANGEROUS.findExecRm);
-      if (sub.words.length > 0) ctx.scanWords(sub.words);
+      if (sub.words.length > 0) ctx.scanWords(withStart(sub.words, start));
       i = sub.end;
     }
   }
@@ -273,8 +295,14 @@ export const fileRules: readonly VerbRules[] = [
   { verbs: ['xargs'], run: xargs },
 ];
 
-/** Output redirections (any command): block devices, system files, env/config files. */
+/**
+ * Runs for every simple command: output redirections (block devices, system files, env/config
+ * files), then every path the command reads or writes, judged against the shared table.
+ */
 export function redirectRule(ctx: RuleContext): void {
+  accessFindings(ctx, EMPTY_ENV);
+  devTcpRule(ctx);
+  wrappedRemotePackage(ctx);
   for (const redirect of ctx.seg.redirects) {
     const op = redirect.op;
     if (op === '<' || op === '<&' || op === '<<' || op === '<<-' || op === '<<<') continue;

@@ -15,6 +15,17 @@ const SERVICE_STOP = new Set([
   'try-reload-or-restart',
 ]);
 const SYSTEMCTL_POWER = new Set(['poweroff', 'reboot', 'halt', 'kexec', 'soft-reboot']);
+/** Units that stop every service (and the network) when isolated. */
+const SYSTEMCTL_OFFLINE = new Set([
+  'rescue',
+  'emergency',
+  'suspend',
+  'hibernate',
+  'hybrid-sleep',
+  'suspend-then-hibernate',
+]);
+const OFFLINE_TARGETS =
+  /^(?:rescue|emergency|runlevel[016]|halt|poweroff|reboot|kexec|shutdown|sleep|suspend|hibernate)(?:\.target)?$/;
 const SYSTEMCTL_VALUE_OPTIONS = new Set([
   '-H',
   '--host',
@@ -70,6 +81,14 @@ function systemctl(ctx: RuleContext): void {
   const sub = argl[index];
   if (sub === undefined) return;
   if (SYSTEMCTL_POWER.has(sub)) ctx.hardline(HARDLINE.systemctlPower);
+  if (SYSTEMCTL_OFFLINE.has(sub)) ctx.hardline(HARDLINE.systemctlIsolate);
+  if (sub === 'isolate') {
+    const target = argl[index + 1];
+    if (target !== undefined && OFFLINE_TARGETS.test(target)) ctx.hardline(HARDLINE.systemctlIsolate);
+    else ctx.danger(DANGEROUS.serviceStop);
+  }
+  if (sub === 'start' && argl.slice(index + 1).some((unit) => OFFLINE_TARGETS.test(unit)))
+    ctx.hardline(HARDLINE.systemctlIsolate);
   if (!SERVICE_STOP.has(sub)) return;
   ctx.danger(DANGEROUS.serviceStop);
   if (argl.slice(index + 1).some((unit) => unit.includes('hermes'))) ctx.danger(DANGEROUS.gatewayStop);

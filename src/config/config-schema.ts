@@ -257,6 +257,13 @@ const apiServerSchema = z
     /** On by default: it is the zero-setup front door. */
     enabled: z.boolean().default(true),
     key: z.string().min(1).optional(),
+    /** Bytes a request body may have at most (base64 images count here: about 4/3 of the image). */
+    max_body_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1_048_576)
+      .default(1_048_576),
   })
   .strict();
 

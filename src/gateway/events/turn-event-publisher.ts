@@ -76,8 +76,9 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
    * event id or chat), or on the session's channel when the event has no origin. Routed by the
    * event ids, so a request waiting in this process gets it without a trip through Redis.
    */
-  async function publish(event: GatewayEvent): Promise<void> {
-    const channel = event.origin === undefined ? event.sessionKey : platformChannel(event.origin.platform);
+  async function publish(event: GatewayEvent, platform?: string): Promise<void> {
+    const target = event.origin?.platform ?? platform;
+    const channel = target === undefined ? event.sessionKey : platformChannel(target);
     await bus
       .publish(channel, event as unknown as JsonValue, { keys: event.eventIds })
       .catch((error: unknown) => {
@@ -155,6 +156,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
         eventIds: eventIds(event),
         ...withOrigin(event.origin),
         text: event.text,
+        ...(event.usage !== undefined ? { usage: event.usage } : {}),
       };
       await record('final', final, final.eventIds, event.text);
       return publish(final);
@@ -191,7 +193,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
       };
       // An interrupted turn shows nothing (the message that interrupted it gets the answer).
       if (event.code !== 'interrupted') await record('failed', failed, failed.eventIds, event.message);
-      return publish(failed);
+      return publish(failed, event.platform);
     },
   };
 

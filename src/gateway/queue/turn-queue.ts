@@ -34,6 +34,12 @@ export interface InboxItem {
    * remembering it for dedupe would only cost memory. Default true.
    */
   readonly dedupe?: boolean;
+  /**
+   * True for an item that must be a turn of its own: never merged with other waiting items into
+   * one turn, and never steers or interrupts (it waits its turn, in order). An API request
+   * expects the answer to its own message; merging is a chat behaviour. Default false.
+   */
+  readonly solo?: boolean;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import type { EventBus } from '../../gateway/events/event-bus.js';
@@ -9,10 +9,10 @@ import type { InboxItem, JsonValue, SubmitResult } from '../../gateway/queue/tur
 import { buildSessionKey } from '../../gateway/session-key.js';
 import type { GatewayStore } from '../../gateway/store/gateway-store.js';
 import type { NewMessage } from '../../gateway/store/transcript-store.js';
-import type { TurnOrigin } from '../../gateway/turn/turn-origin.js';
+import { parseTurnOrigin, type TurnOrigin } from '../../gateway/turn/turn-origin.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import { createTurnWatcher, type TurnEnd } from './await-turn.js';
-import { type ChatMessage, chatRequestSchema, splitContent } from './chat-request.js';
+import { type ChatMessage, chatRequestSchema, imageProblem, splitContent } from './chat-request.js';
 import { openAiError } from './openai-error.js';
 
 export interface ApiServerDeps {
@@ -49,8 +49,20 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
     object: 'list',
     data: [{ id: modelName, object: 'model', created: 0, owned_by: 'hermes-gateway' }],
   }));
+  methodNotAllowed(app, '/v1/models', 'GET');
+  methodNotAllowed(app, '/v1/chat/completions', 'POST');
 
-  app.post('/v1/chat/completions', access('api_key'), async (request, reply) => {
+  const maxBodyBytes = config.platforms.api_server.max_body_bytes;
+  const postOptions = {
+    ...access('api_key'),
+    bodyLimit: maxBodyBytes,
+    errorHandler: bodyErrorHandler(maxBodyBytes),
+  };
+
+  app.post('/v1/chat/completions', postOptions, async (request, reply) => {
+    if (typeof request.body === 'string' || Buffer.isBuffer(request.body)) {
+      return reply.code(415).send(notJson(request.headers['content-type']));
+    }
     const parsed = chatRequestSchema.safeParse(request.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -76,6 +88,10 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
             'invalid_request_error',
           ),
         );
+    }
+    const badImages = imageProblem(images);
+    if (badImages !== undefined) {
+      return reply.code(400).send(openAiError(badImages, 'invalid_request_error', 'invalid_image'));
     }
     const unavailable = deps.unavailableReason();
     if (unavailable !== undefined) {
@@ -109,10 +125,21 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
       ...(body.model !== undefined && body.model !== modelName ? { model: body.model } : {}),
       ...(images.length > 0 ? { images } : {}),
     };
+    // What the turn would refuse is refused here, with the reason, before anything is queued.
+    const checked = parseTurnOrigin(origin);
+    if (!checked.ok) {
+      return reply
+        .code(400)
+        .send(openAiError(`Invalid request: ${checked.problem}`, 'invalid_request_error'));
+    }
     const eventId = `api:${requestId}`;
     const completionId = `chatcmpl-${requestId.replace(/-/g, '')}`;
     const created = Math.floor(now() / 1000);
     const stream = body.stream === true;
+    // As OpenAI does: with include_usage every chunk carries `usage: null`, and one last chunk
+    // without choices carries the turn's token counts.
+    const includeUsage = stream && body.stream_options?.include_usage === true;
+    const usageField = includeUsage ? { usage: null } : {};
     let streamed = '';
     let retried = false;
 
@@ -127,6 +154,7 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
         created,
         model: modelName,
         choices: [{ index: 0, delta, finish_reason: finish }],
+        ...usageField,
         ...extra,
       })}\n\n`;
 
@@ -143,7 +171,7 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
           retried = true;
         } else if (progress['kind'] === 'tool_started' || progress['kind'] === 'tool_finished') {
           reply.raw.write(
-            `data: ${JSON.stringify({ id: completionId, object: 'chat.completion.chunk', created, model: modelName, choices: [], hermes: { tool_progress: progress } })}\n\n`,
+            `data: ${JSON.stringify({ id: completionId, object: 'chat.completion.chunk', created, model: modelName, choices: [], ...usageField, hermes: { tool_progress: progress } })}\n\n`,
           );
         }
       },
@@ -158,6 +186,9 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
       receivedAt: now(),
       // A fresh UUID per request can never repeat: remembering it would only cost memory.
       dedupe: false,
+      // Each request is a turn of its own with its own answer, queued behind the session's
+      // running turn: merging messages into one turn is a chat behaviour, not an HTTP one.
+      solo: true,
     };
     if (stream) {
       reply.hijack();
@@ -189,6 +220,11 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
       const rest = end.text.startsWith(streamed) ? end.text.slice(streamed.length) : `\n\n${end.text}`;
       if (rest !== '') raw.write(chunk({ content: rest }));
       raw.write(chunk({}, 'stop'));
+      if (includeUsage) {
+        raw.write(
+          `data: ${JSON.stringify({ id: completionId, object: 'chat.completion.chunk', created, model: modelName, choices: [], usage: usageOf(end) })}\n\n`,
+        );
+      }
     } else {
       raw.write(`data: ${JSON.stringify(endError(end))}\n\n`);
     }
@@ -204,7 +240,7 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
       created: Math.floor(now() / 1000),
       model: modelName,
       choices: [{ index: 0, message: { role: 'assistant', content: end.text }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      usage: usageOf(end),
     });
   }
 
@@ -219,6 +255,88 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
     reply.raw.end(`data: ${JSON.stringify(openAiError(message, type))}\n\ndata: [DONE]\n\n`);
     return reply;
   }
+}
+
+/** The turn's token counts in the OpenAI shape (zeros when the model reported none). */
+function usageOf(end: Extract<TurnEnd, { type: 'final' }>): {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+} {
+  const prompt = end.usage?.promptTokens ?? 0;
+  const completion = end.usage?.completionTokens ?? 0;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+function notJson(contentType: string | undefined): { error: Record<string, string | null> } {
+  const given = contentType === undefined ? 'no Content-Type' : `Content-Type '${contentType.slice(0, 100)}'`;
+  return openAiError(
+    `The body was sent with ${given}; send it as JSON with the header Content-Type: application/json.`,
+    'invalid_request_error',
+    'unsupported_media_type',
+  );
+}
+
+/** Errors of reading the body (fastify's content-type parsers) as OpenAI-shaped answers that say what to send. */
+function bodyErrorHandler(maxBodyBytes: number) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    switch (error.code) {
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return reply.code(415).send(notJson(request.headers['content-type']));
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return reply
+          .code(413)
+          .send(
+            openAiError(
+              `The request body is larger than ${maxBodyBytes} bytes (platforms.api_server.max_body_bytes): send fewer or smaller images, or raise the limit.`,
+              'invalid_request_error',
+              'request_too_large',
+            ),
+          );
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return reply
+          .code(400)
+          .send(
+            openAiError(
+              'The body is empty: send a JSON object with "messages" (and optionally "model", "stream").',
+              'invalid_request_error',
+            ),
+          );
+      default:
+        break;
+    }
+    const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
+    if (status >= 500) {
+      request.log.error({ err: error.message }, 'api request failed');
+      return reply.code(500).send(openAiError('internal error', 'server_error'));
+    }
+    const message =
+      error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+        ? `The body is not valid JSON (${error.message}).`
+        : error.message;
+    return reply.code(status).send(openAiError(message, 'invalid_request_error'));
+  };
+}
+
+/** Other methods on an API path: 405 with `Allow`, in the OpenAI error shape. */
+function methodNotAllowed(app: FastifyInstance, url: string, allowed: 'GET' | 'POST'): void {
+  const others = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((method) => method !== allowed);
+  app.route({
+    method: [...others],
+    url,
+    ...access('api_key'),
+    handler: async (request, reply) =>
+      reply
+        .code(405)
+        .header('allow', allowed === 'GET' ? 'GET, HEAD' : allowed)
+        .send(
+          openAiError(
+            `${request.method} is not supported on ${url}; use ${allowed}.`,
+            'invalid_request_error',
+            'method_not_allowed',
+          ),
+        ),
+  });
 }
 
 function endStatus(end: Exclude<TurnEnd, { type: 'final' }>): number {

@@ -5,6 +5,7 @@ import type { InboxItem, JsonValue, SubmitResult } from '../../gateway/queue/tur
 import { buildSessionKey } from '../../gateway/session-key.js';
 import type { GatewayStore } from '../../gateway/store/gateway-store.js';
 import type { TurnOrigin } from '../../gateway/turn/turn-origin.js';
+import { jsonDepthExceeds } from '../../lib/json-depth.js';
 import type { AuthLockout } from './auth-lockout.js';
 import { buildWebhookPrompt } from './build-webhook-prompt.js';
 import { deliveryIdOf } from './delivery-id.js';
@@ -15,6 +16,9 @@ import type { RunTracker, RunWatch } from './run-tracker.js';
 import type { WebhookRoute } from './validate-webhook-routes.js';
 import type { WebhookRuns } from './webhook-runs.js';
 import { type VerifyResult, verifyWebhookRequest } from './webhook-signature.js';
+
+/** Nesting of a JSON body at most; deeper documents are refused with 400 before anything is recorded. */
+export const MAX_PAYLOAD_DEPTH = 64;
 
 /** A delivery id seen within this window is a duplicate (Hermes: 1 h). */
 export const DEDUPE_WINDOW_MS = 3_600_000;
@@ -104,6 +108,15 @@ export async function handleWebhookPost(
     payload = JSON.parse(body.toString('utf8'));
   } catch {
     return send(reply, 400, 'The body is not valid JSON.', 'invalid_json');
+  }
+  // Refused before anything is recorded, so nothing is marked for a delivery that is not taken.
+  if (jsonDepthExceeds(payload, MAX_PAYLOAD_DEPTH)) {
+    return send(
+      reply,
+      400,
+      `The JSON body nests deeper than ${MAX_PAYLOAD_DEPTH} levels; flatten it (no webhook sender needs that).`,
+      'payload_too_deep',
+    );
   }
 
   const token = context.limiter.take(route.name, route.ratePerMinute);
