@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { createToolRuntime, type ToolRuntime } from './app/create-tool-runtime.js';
+import { PLATFORMS } from './app/platforms.js';
 import { runApprovalCheck } from './cli/approval-check.js';
 import { type CliIo, EXIT_OK, EXIT_USAGE } from './cli/cli-io.js';
 import type { CodeSource } from './cli/code-source.js';
@@ -63,7 +64,7 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
             config: runtime.config,
             registry: runtime.registry,
             pingRedis,
-            adapters: new Set(['telegram']),
+            platforms: PLATFORMS,
             code: deps.code,
           }),
         );

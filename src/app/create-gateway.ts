@@ -15,19 +15,20 @@ import { createRedisEventBus } from '../gateway/events/redis-event-bus.js';
 import { createTurnEventPublisher } from '../gateway/events/turn-event-publisher.js';
 import { acquireHomeLock, type HomeLock } from '../gateway/home-lock.js';
 import { createHttpServer, httpAuthOf, type ReadinessCheck } from '../gateway/http/create-http-server.js';
+import { createPlatformIngress } from '../gateway/ingress/create-platform-ingress.js';
 import { GatewayMetrics } from '../gateway/metrics/gateway-metrics.js';
+import { createDeliverToChat } from '../gateway/outbound/deliver-to-chat.js';
 import { createTurnQueue } from '../gateway/queue/create-turn-queue.js';
 import type { TurnQueue } from '../gateway/queue/turn-queue.js';
 import { waitForRedis } from '../gateway/redis-reachable.js';
 import { createSqliteApprovalStore } from '../gateway/store/sqlite-approval-store.js';
 import { createSqliteGatewayStore, type SqliteGatewayStore } from '../gateway/store/sqlite-gateway-store.js';
 import { createTurnRunner, type TurnRunner } from '../gateway/turn/create-turn-runner.js';
-import { isLoopbackHost } from '../lib/bearer-auth.js';
 import type { PlatformAdapter } from '../platforms/adapter.js';
-import { registerApiServer } from '../platforms/api-server/register-api-server.js';
-import { registerWebhookPlatform } from '../platforms/webhook/register-webhook-platform.js';
-import { validateWebhookRoutes } from '../platforms/webhook/validate-webhook-routes.js';
+import type { Ingress } from '../platforms/ingress.js';
+import type { Platform, PlatformDefinition, PlatformRoutes, RouteServices } from '../platforms/platform.js';
 import { createToolRuntime, type ToolRuntime } from './create-tool-runtime.js';
+import { PLATFORMS } from './platforms.js';
 
 export type GatewayRole = 'gateway' | 'worker';
 
@@ -40,9 +41,17 @@ export interface CreateGatewayOptions {
   readonly role: GatewayRole;
   /** Interval of the housekeeping sweep (expired approvals, pruning), ms. Default 15 s. */
   readonly sweepIntervalMs?: number;
-  /** Chat platforms to run (gateway role only): real adapters, or the in-memory test adapter. */
+  /**
+   * The platforms to build from the configuration (gateway role only; a worker builds none).
+   * Default: the whole list (`src/app/platforms.ts`); each builds only when configured.
+   */
+  readonly platforms?: readonly PlatformDefinition[];
+  /**
+   * Ready-made chat adapters (the in-memory test adapter, embedding; gateway role only): each
+   * takes the place of the listed platform of the same name. Their routes are mounted too.
+   */
   readonly adapters?: readonly PlatformAdapter[];
-  /** False leaves the webhook routes to the caller (embedding, tests with their own wiring). */
+  /** False leaves the webhook routes to the caller (skips the list's `webhook` platform). */
   readonly webhooks?: boolean;
 }
 
@@ -56,6 +65,10 @@ export interface Gateway {
   readonly metrics: GatewayMetrics;
   /** The chat control plane; undefined without chat adapters. */
   readonly control: ControlPlane | undefined;
+  /** The platforms built for this process (labels for the banner): chat adapters and HTTP ones. */
+  readonly platforms: readonly string[];
+  /** The narrow ingress platforms' routes get (platforms/ingress.ts). */
+  readonly ingress: Ingress;
   /** Undefined for a worker. */
   readonly app: FastifyInstance | undefined;
   /**
@@ -80,23 +93,10 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
       'hermes-gateway worker needs REDIS_URL: workers share the queue through Redis (without it, `start` runs everything in one process)',
     );
   }
-  const api = config.platforms.api_server;
-  if (
-    options.role === 'gateway' &&
-    api.enabled &&
-    api.key === undefined &&
-    !isLoopbackHost(config.http.host)
-  ) {
-    throw new HermesError(
-      'config_invalid',
-      `the API server refuses to listen on ${config.http.host} without a key: set API_SERVER_KEY, or bind HERMES_HTTP_HOST to 127.0.0.1`,
-    );
-  }
-  // Checked before anything is opened: a wrong http.metrics_auth stops the start here.
+  // Checked before anything is opened: a wrong http.metrics_auth or a half-configured platform
+  // stops the start here.
   const httpAuth = options.role === 'gateway' ? httpAuthOf(config, logger) : undefined;
-  const adapters = options.role === 'gateway' ? (options.adapters ?? []) : [];
-  const webhooks = options.role === 'gateway' && options.webhooks !== false;
-  if (webhooks) validateWebhookRoutes(config, { canDeliverToChat: adapters.length > 0 });
+  const built = options.role === 'gateway' ? buildPlatforms(options) : [];
   mkdirSync(config.home, { recursive: true, mode: 0o700 });
   if (config.redis.url !== undefined) {
     await waitForRedis(config.redis.url, { timeoutMs: config.redis.connect_timeout_ms });
@@ -109,25 +109,65 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
         })
       : undefined;
   try {
-    return await assemble(options, { adapters, webhooks, homeLock, httpAuth });
+    return await assemble(options, { platforms: built, homeLock, httpAuth });
   } catch (error) {
     homeLock?.release();
     throw error;
   }
 }
 
+/**
+ * The platforms of the gateway role: the given chat adapters, then the list's chat platforms
+ * (those not replaced by a given adapter), then the others, which learn which chat platforms run.
+ */
+function buildPlatforms(options: CreateGatewayOptions): Platform[] {
+  const { config, logger } = options;
+  const given = options.adapters ?? [];
+  const definitions = (options.platforms ?? PLATFORMS).filter(
+    (definition) =>
+      !given.some((adapter) => adapter.platform === definition.name) &&
+      !(definition.name === 'webhook' && options.webhooks === false),
+  );
+  const platforms: Platform[] = given.map((adapter) => ({ label: adapter.platform, adapter }));
+  const build = (definition: PlatformDefinition) => {
+    const chatPlatforms = platforms.flatMap((platform) => platform.adapter?.platform ?? []);
+    const platform = definition.fromConfig(config, { logger, chatPlatforms });
+    if (platform !== undefined) platforms.push(platform);
+  };
+  for (const definition of definitions) if (definition.chat) build(definition);
+  for (const definition of definitions) if (!definition.chat) build(definition);
+  return platforms;
+}
+
+/** Prefixes the gateway's own routes use; a platform's routes get one of their own. */
+const RESERVED_PREFIXES = ['/healthz', '/readyz', '/metrics'];
+
+/** Mounts each platform's routes under its prefix; two platforms never share one. */
+function mountRoutes(app: FastifyInstance, routes: readonly PlatformRoutes[], services: RouteServices): void {
+  const taken = new Set(RESERVED_PREFIXES);
+  for (const { prefix, register } of routes) {
+    if (!/^\/[a-z0-9][a-z0-9_-]*$/.test(prefix) || taken.has(prefix)) {
+      throw new HermesError(
+        'config_invalid',
+        `platform route prefix ${JSON.stringify(prefix)} is invalid or taken`,
+      );
+    }
+    taken.add(prefix);
+    void app.register(async (scope) => register(scope, services), { prefix });
+  }
+}
+
 /** What `createGateway` checked and took before the parts are built. */
 interface Prepared {
-  readonly adapters: readonly PlatformAdapter[];
-  readonly webhooks: boolean;
+  readonly platforms: readonly Platform[];
   readonly homeLock: HomeLock | undefined;
   readonly httpAuth: ReturnType<typeof httpAuthOf> | undefined;
 }
 
 async function assemble(options: CreateGatewayOptions, prepared: Prepared): Promise<Gateway> {
   const { config, logger } = options;
-  const { adapters, webhooks, homeLock, httpAuth } = prepared;
-  const api = config.platforms.api_server;
+  const { platforms, homeLock, httpAuth } = prepared;
+  const adapters = platforms.flatMap((platform) => platform.adapter ?? []);
   const store = createSqliteGatewayStore({ path: join(config.home, 'state.db'), logger });
   const runtime = await createToolRuntime({
     config,
@@ -249,58 +289,21 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
   }
   const chatAdapters = new Map(adapters.map((adapter) => [adapter.platform, adapter]));
 
+  const ingress = createPlatformIngress({ store, queue, bus, unavailableReason });
   let app: FastifyInstance | undefined;
   if (options.role === 'gateway') {
     app = createHttpServer({ logger, metrics, readiness, auth: httpAuth ?? httpAuthOf(config, logger) });
-    if (api.enabled) {
-      registerApiServer(app, {
-        config,
-        logger,
-        store,
-        submit: (item) => queue.submit(item),
-        bus,
-        unavailableReason,
-      });
-    }
-    if (webhooks)
-      registerWebhookPlatform(app, {
-        config,
-        logger,
-        store,
-        submit: (item) => queue.submit(item),
-        bus,
-        unavailableReason,
-        ...(adapters.length > 0
-          ? {
-              deliverToChat: async (platform: string, chatId: string, text: string) => {
-                const adapter = chatAdapters.get(platform);
-                if (adapter === undefined) throw new Error(`no ${platform} platform is running`);
-                // `chat_id: home` is the chat someone made home with /sethome (looked up per delivery).
-                let to: { chatId: string; threadId?: string } = { chatId };
-                if (chatId === 'home') {
-                  const home = await store.getHomeChannel(platform);
-                  if (home === undefined) {
-                    throw new Error(
-                      `no home channel is set for ${platform}: send /sethome in the chat that should get these messages`,
-                    );
-                  }
-                  to =
-                    home.threadId === undefined
-                      ? { chatId: home.chatId }
-                      : { chatId: home.chatId, threadId: home.threadId };
-                }
-                const result = await delivery.deliverText({
-                  adapter,
-                  to,
-                  sessionKey: `webhook-delivery:${platform}:${to.chatId}`,
-                  receiptKey: `webhook:${platform}:${to.chatId}:${Date.now()}`,
-                  text,
-                });
-                if (result.status === 'failed') throw new Error(result.error);
-              },
-            }
-          : {}),
-      });
+    mountRoutes(
+      app,
+      platforms.flatMap((platform) => platform.routes ?? platform.adapter?.routes ?? []),
+      {
+        ingress,
+        deliverToChat:
+          adapters.length > 0
+            ? createDeliverToChat({ adapters: chatAdapters, delivery, store, now: Date.now })
+            : undefined,
+      },
+    );
   }
 
   const timers: NodeJS.Timeout[] = [];
@@ -344,6 +347,8 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
     runner,
     metrics,
     control,
+    platforms: platforms.map((platform) => platform.label),
+    ingress,
     app,
     unavailableReason,
     async start(startOptions = {}) {

@@ -4,8 +4,12 @@
  * version it implements and the gateway refuses one it does not understand.
  *
  * Data flows one way: the adapter turns platform events into `InboundEvent`s and hands them to
- * the sink (ingress); everything outbound goes through the methods below (delivery).
+ * the sink (ingress); everything outbound goes through the methods below (delivery). A platform
+ * that receives events over HTTP (a webhook) brings its own routes (`routes`); how platforms are
+ * configured and listed is in platform.ts, the parts every adapter shares in shared/.
  */
+
+import type { PlatformRoutes } from './platform.js';
 
 export const ADAPTER_CONTRACT_VERSION = 1 as const;
 
@@ -157,6 +161,11 @@ export interface PlatformAdapter {
   /** Token used in session keys and config (`telegram`, `discord`, `feishu`, `test`…). */
   readonly platform: string;
   readonly limits: PlatformLimits;
+  /**
+   * HTTP routes the platform receives events on (Telegram's and Feishu's webhooks), mounted by
+   * the gateway under the routes' own prefix before it listens; undefined when it needs none.
+   */
+  readonly routes?: PlatformRoutes;
   /** Connects and starts handing inbound events to `sink`. Resolves once receiving. */
   start(sink: InboundSink): Promise<void>;
   /** Stops receiving and disconnects; idempotent. */

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { autoRetry } from '@grammyjs/auto-retry';
-import type { FastifyInstance } from 'fastify';
 import { Bot, type Transformer } from 'grammy';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
@@ -11,6 +10,7 @@ import {
   type PlatformAdapter,
   type PlatformLimits,
 } from '../adapter.js';
+import { access } from '../platform.js';
 import { addAttachment } from './download-attachment.js';
 import { type PollingLoop, startPolling } from './polling-loop.js';
 import { errorMessage } from './telegram-errors.js';
@@ -18,7 +18,12 @@ import { createTelegramOutbound, TELEGRAM_CALLBACK_DATA_BYTES } from './telegram
 import { ALLOWED_UPDATES } from './telegram-update.js';
 import { type BotIdentity, TELEGRAM_PLATFORM } from './translate-update.js';
 import { createUpdateDispatcher } from './update-dispatcher.js';
-import { createWebhookHandler, TELEGRAM_WEBHOOK_PATH, type WebhookHandler } from './webhook-route.js';
+import {
+  createWebhookHandler,
+  TELEGRAM_WEBHOOK_PREFIX,
+  TELEGRAM_WEBHOOK_ROUTE,
+  type WebhookHandler,
+} from './webhook-route.js';
 
 export const TELEGRAM_LIMITS: PlatformLimits = {
   maxMessageLength: 4096,
@@ -61,8 +66,6 @@ export interface TelegramAdapter extends PlatformAdapter {
   readonly mode: 'polling' | 'webhook';
   /** The fastify handler of `POST /telegram/webhook` (webhook mode). */
   readonly handleWebhook: WebhookHandler;
-  /** Adds `POST /telegram/webhook` to the gateway's server (call before it listens). */
-  registerWebhookRoute(app: FastifyInstance): void;
 }
 
 /** Builds the Telegram platform on a real grammY client (long polling or webhook). */
@@ -178,11 +181,18 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     limits: TELEGRAM_LIMITS,
     mode,
     handleWebhook,
-    registerWebhookRoute(app) {
-      // Route access (gateway/http/route-access.ts): the handler checks Telegram's secret
-      // token before it reads anything.
-      app.post(TELEGRAM_WEBHOOK_PATH, { config: { access: 'signed' } }, handleWebhook);
-    },
+    // `POST /telegram/webhook`, in webhook mode. Access `signed`: the handler checks Telegram's
+    // secret token before it reads anything.
+    ...(mode === 'webhook'
+      ? {
+          routes: {
+            prefix: TELEGRAM_WEBHOOK_PREFIX,
+            register: (app) => {
+              app.post(TELEGRAM_WEBHOOK_ROUTE, access('signed'), handleWebhook);
+            },
+          },
+        }
+      : {}),
 
     async start(nextSink) {
       if (sink !== undefined) return;

@@ -4,7 +4,10 @@ import { constantTimeEqual } from '../../lib/constant-time-equal.js';
 import { type TelegramUpdate, telegramUpdateSchema } from './telegram-update.js';
 import type { DispatchOutcome } from './update-dispatcher.js';
 
-export const TELEGRAM_WEBHOOK_PATH = '/telegram/webhook';
+/** `POST /telegram/webhook`: the route under the platform's prefix. */
+export const TELEGRAM_WEBHOOK_PREFIX = '/telegram';
+export const TELEGRAM_WEBHOOK_ROUTE = '/webhook';
+export const TELEGRAM_WEBHOOK_PATH = `${TELEGRAM_WEBHOOK_PREFIX}${TELEGRAM_WEBHOOK_ROUTE}`;
 export const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 
 /** Constant-time comparison of two secrets of any length (both hashed first); no secret matches nothing. */

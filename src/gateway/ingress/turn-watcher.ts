@@ -1,24 +1,10 @@
-import type { EventBus } from '../../gateway/events/event-bus.js';
-import { type GatewayEvent, gatewayEventSchema } from '../../gateway/events/gateway-event.js';
-
-export type TurnEnd = Extract<GatewayEvent, { type: 'final' | 'failed' | 'parked' }> | { type: 'timeout' };
+import type { TurnEnd, TurnWatcher } from '../../platforms/ingress.js';
+import type { EventBus } from '../events/event-bus.js';
+import { type GatewayEvent, gatewayEventSchema } from '../events/gateway-event.js';
 
 interface Waiter {
   readonly onProgress: ((event: Extract<GatewayEvent, { type: 'progress' }>) => void) | undefined;
   readonly finish: (end: TurnEnd) => void;
-}
-
-export interface TurnWatcher {
-  /**
-   * Waits for the turn that handles `eventId`: progress goes to `onProgress`, and `done` settles
-   * with the turn's outcome (or a timeout). Call it BEFORE submitting the item.
-   */
-  watch(options: {
-    readonly eventId: string;
-    readonly timeoutMs: number;
-    readonly onProgress?: (event: Extract<GatewayEvent, { type: 'progress' }>) => void;
-  }): Promise<{ readonly done: Promise<TurnEnd>; cancel(): void }>;
-  close(): Promise<void>;
 }
 
 export interface TurnWatcherOptions {
