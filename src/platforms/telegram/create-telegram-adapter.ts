@@ -11,6 +11,7 @@ import {
   type PlatformLimits,
 } from '../adapter.js';
 import { access } from '../platform.js';
+import { createSetupRetry } from '../shared/setup-retry.js';
 import { addAttachment } from './download-attachment.js';
 import { type PollingLoop, startPolling } from './polling-loop.js';
 import { errorMessage } from './telegram-errors.js';
@@ -92,10 +93,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
 
   let identity: BotIdentity | undefined = options.botInfo;
   let sink: InboundSink | undefined;
-  let problem: string | undefined;
-  let prepared = false;
   let polling: PollingLoop | undefined;
-  let setup: AbortController | undefined;
   const backoffMs = options.backoffMs ?? 1000;
 
   const dispatcher = createUpdateDispatcher({
@@ -123,10 +121,13 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
         : Promise.resolve(event),
   });
 
-  /** getMe, then deleteWebhook (polling) or setWebhook (webhook); false when Telegram is not reachable yet. */
-  async function prepare(): Promise<boolean> {
-    if (prepared) return true;
-    try {
+  /** getMe, then deleteWebhook (polling) or setWebhook (webhook), retried until Telegram answers. */
+  const connection = createSetupRetry({
+    logger,
+    what: 'telegram',
+    describeError: (error) => errorMessage(error, token),
+    backoffMs,
+    setup: async () => {
       if (identity === undefined) {
         const me = await api.getMe();
         identity = { id: me.id, username: me.username };
@@ -139,34 +140,9 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
           allowed_updates: [...ALLOWED_UPDATES],
         });
       }
-      prepared = true;
-      problem = undefined;
       logger.info({ mode, bot: identity.username }, 'telegram connected');
-      return true;
-    } catch (error) {
-      const reason = `telegram set-up failed: ${errorMessage(error, token)}`;
-      if (problem !== reason) logger.error(reason);
-      problem = reason;
-      return false;
-    }
-  }
-
-  /** Webhook mode: keeps trying setWebhook in the background until it works or the adapter stops. */
-  async function prepareInBackground(signal: AbortSignal): Promise<void> {
-    for (let attempt = 1; !signal.aborted && !(await prepare()); attempt += 1) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(30_000, backoffMs * 2 ** Math.min(attempt - 1, 10)));
-        signal.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          { once: true },
-        );
-      });
-    }
-  }
+    },
+  });
 
   const handleWebhook = createWebhookHandler({
     secret: options.webhookSecret ?? '',
@@ -197,8 +173,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     async start(nextSink) {
       if (sink !== undefined) return;
       sink = nextSink;
-      setup = new AbortController();
-      const ready = await prepare();
+      const ready = await connection.attempt();
       if (mode === 'polling') {
         polling = startPolling({
           api,
@@ -208,30 +183,26 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
           backoffMs,
           maxBackoffMs: 30_000,
           dispatch: (update) => dispatcher.dispatch(update),
-          ready: prepare,
-          report: (next) => {
-            problem = next;
-          },
+          ready: () => connection.attempt(),
+          report: (next) => connection.report(next),
         });
       } else if (!ready) {
-        void prepareInBackground(setup.signal);
+        connection.retryInBackground();
       }
     },
 
     async stop() {
-      setup?.abort();
+      // Synchronously before the loop stops: it sets up again on its next start.
+      connection.stop();
       const loop = polling;
       polling = undefined;
       await loop?.stop();
       await dispatcher.idle();
       sink = undefined;
-      prepared = false;
     },
 
     async health() {
-      if (sink === undefined) return { ok: false, reason: 'not started' };
-      if (problem !== undefined) return { ok: false, reason: problem };
-      return { ok: true };
+      return connection.health(sink !== undefined);
     },
 
     ...outbound,
