@@ -2,6 +2,7 @@ import { stringify } from 'yaml';
 import type { Config } from '../config/config-schema.js';
 import { maskSecrets } from '../config/mask-secrets.js';
 import type { Registry } from '../registry/create-registry.js';
+import { passingEnvNames } from '../tools/terminal/scrub-env.js';
 import { type CliIo, EXIT_OK } from './cli-io.js';
 import { type CodeSource, codeSourceText } from './code-source.js';
 
@@ -56,7 +57,22 @@ export async function runDoctor(io: CliIo, deps: DoctorDeps): Promise<number> {
   }
   const unavailable = status.filter((s) => !s.available).length;
   io.stdout(`\n${status.length - unavailable} of ${status.length} tools available.\n`);
+  io.stdout(terminalSection(config, registry.services.baseEnv));
   return EXIT_OK;
+}
+
+/** Which variables commands receive (names only, never values). */
+function terminalSection(
+  config: Config,
+  baseEnv: Readonly<Record<string, string | undefined>> | undefined,
+): string {
+  const passing = passingEnvNames(baseEnv, config.terminal.env_passthrough);
+  const lines = ['\n## Terminal\n'];
+  lines.push(`  environment of commands (allowlist): ${passing.base.join(', ')}\n`);
+  lines.push(
+    `  passed through (terminal.env_passthrough): ${passing.passthrough.length > 0 ? passing.passthrough.join(', ') : 'none'}\n`,
+  );
+  return lines.join('');
 }
 
 function modelCheck(config: Config): Check {

@@ -58,6 +58,14 @@ const terminalSchema = z
     max_output_chars: z.number().int().positive().default(50_000),
     /** Password fed to `sudo -S` by the backend; without it `sudo -S` is refused. */
     sudo_password: z.string().min(1).optional(),
+    /**
+     * Environment variables commands receive beyond the base allowlist (PATH, HOME, LANG, LC_*…):
+     * exact names or globs (`*`, `?`), as Hermes' `terminal.env_passthrough`. The gateway's own
+     * secrets never pass: naming one is a configuration error, a glob skips them.
+     */
+    env_passthrough: z
+      .array(z.string().regex(/^[A-Za-z0-9_*?]+$/, 'a variable name or a glob of one'))
+      .default([]),
     docker: z
       .object({
         container: z.string().min(1).optional(),

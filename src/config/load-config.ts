@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { HermesError } from '../errors/hermes-error.js';
 import { type Config, configSchema } from './config-schema.js';
 import { ENV_BINDINGS, type EnvKind } from './env-map.js';
+import { secretEnvNames } from './mask-secrets.js';
 
 export interface LoadConfigOptions {
   /** The environment to read (main.ts passes process.env; tests pass their own). */
@@ -36,7 +37,22 @@ export function loadConfig(options: LoadConfigOptions): Config {
   if (!result.success) {
     throw new HermesError('config_invalid', formatIssues(result.error.issues, configPath));
   }
+  refuseSecretPassthrough(result.data.terminal.env_passthrough, configPath);
   return deepFreeze({ ...result.data, home, configPath }) as Config;
+}
+
+/**
+ * `terminal.env_passthrough` may not hand a command one of the gateway's own secrets: an entry
+ * naming one stops the start with a message (a glob simply never matches them).
+ */
+function refuseSecretPassthrough(entries: readonly string[], configPath: string): void {
+  const secrets = secretEnvNames();
+  const named = entries.filter((entry) => secrets.has(entry));
+  if (named.length === 0) return;
+  throw new HermesError(
+    'config_invalid',
+    `invalid configuration (${configPath}, with environment overrides):\n  - 'terminal.env_passthrough': ${named.join(', ')} ${named.length > 1 ? 'are' : 'is'} the gateway's own secret${named.length > 1 ? 's' : ''} and never reach${named.length > 1 ? '' : 'es'} commands; remove ${named.length > 1 ? 'them' : 'it'}`,
+  );
 }
 
 function readYamlFile(path: string): Record<string, unknown> {

@@ -1,4 +1,5 @@
 import { SECRET_PATHS } from './config-schema.js';
+import { ENV_BINDINGS } from './env-map.js';
 
 /**
  * Calls `visit(record, key)` for every place a secret path points at; a `*` segment matches
@@ -43,4 +44,17 @@ export function secretValues(config: unknown): string[] {
     if (typeof value === 'string' && value.length >= 4) out.push(value);
   });
   return out;
+}
+
+/**
+ * Names of the environment variables that feed the gateway's own secrets (`OPENAI_API_KEY`,
+ * `TELEGRAM_BOT_TOKEN`, `API_SERVER_KEY`, `REDIS_URL`…), plus `DATABASE_URL` (the shared state
+ * database). They never reach a command, whatever `terminal.env_passthrough` says.
+ */
+export function secretEnvNames(): ReadonlySet<string> {
+  const secretPaths = new Set(SECRET_PATHS);
+  return new Set([
+    ...ENV_BINDINGS.filter((binding) => secretPaths.has(binding.path)).map((binding) => binding.name),
+    'DATABASE_URL',
+  ]);
 }

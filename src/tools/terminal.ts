@@ -3,7 +3,7 @@ import { defineTool } from '../registry/define-tool.js';
 import type { CheckResult } from '../registry/tool-types.js';
 import { selectBackend } from './terminal/backends/select-backend.js';
 import { runTerminal } from './terminal/run-terminal.js';
-import { scrubEnv } from './terminal/scrub-env.js';
+import { childEnv } from './terminal/scrub-env.js';
 import type {} from './terminal/terminal-services.js';
 
 const parameters = z.object({
@@ -45,7 +45,11 @@ export const terminalTool = defineTool({
   checkFn: (services): CheckResult => {
     if (services.approvalGate === undefined) return { ok: false, reason: 'approval gate not configured' };
     const terminal = services.config.terminal;
-    return selectBackend(terminal.backend).check(terminal, scrubEnv(services.baseEnv));
+    const backend = selectBackend(terminal.backend);
+    return backend.check(
+      terminal,
+      childEnv(services.baseEnv, terminal.env_passthrough, backend.clientEnvNames).env,
+    );
   },
   handler: (args, ctx) => runTerminal(args, ctx),
 });

@@ -6,7 +6,7 @@ import { selectBackend } from './backends/select-backend.js';
 import { cleanOutput } from './clean-output.js';
 import { gateCommand } from './gate-command.js';
 import { runForeground } from './run-foreground.js';
-import { scrubEnv } from './scrub-env.js';
+import { childEnv } from './scrub-env.js';
 import { applySudoPassword } from './sudo-password.js';
 import type {} from './terminal-services.js';
 
@@ -56,7 +56,7 @@ export async function runTerminal(
   }
   const terminal = services.config.terminal;
   const backend = selectBackend(terminal.backend);
-  const env = scrubEnv(services.baseEnv);
+  const { env, passedThrough } = childEnv(services.baseEnv, terminal.env_passthrough, backend.clientEnvNames);
   const usable = backend.check(terminal, env);
   if (!usable.ok)
     throw new HermesError('exec_failed', `terminal unavailable: ${usable.reason ?? 'backend unusable'}`);
@@ -90,7 +90,14 @@ export async function runTerminal(
   if (backend.name === 'local' && workdir !== undefined) await assertDirectory(workdir);
 
   const sudo = applySudoPassword(args.command, terminal.sudo_password);
-  const plan = backend.plan({ command: sudo.command, workdir, env, input: sudo.input, terminal });
+  const plan = backend.plan({
+    command: sudo.command,
+    workdir,
+    env,
+    passedThrough,
+    input: sudo.input,
+    terminal,
+  });
 
   if (args.background && services.processes !== undefined) {
     const proc = await services.processes.start({

@@ -14,8 +14,10 @@ export interface PlanInput {
   readonly command: string;
   /** From `resolveWorkdir`. */
   readonly workdir: string | undefined;
-  /** Scrubbed environment for the program we start (bash, docker or ssh). */
+  /** Allowlisted environment for the program we start (bash, bwrap, docker or ssh). */
   readonly env: Readonly<Record<string, string>>;
+  /** Names in `env` that are there by `terminal.env_passthrough` (docker and ssh forward them). */
+  readonly passedThrough?: readonly string[];
   readonly input: string | undefined;
   readonly terminal: TerminalConfig;
 }
@@ -23,6 +25,11 @@ export interface PlanInput {
 /** One way of running a command. Every backend starts a local program we can kill as a group. */
 export interface TerminalBackend {
   readonly name: ExecBackend;
+  /**
+   * Variables the backend's client program itself needs (docker: DOCKER_HOST…, ssh:
+   * SSH_AUTH_SOCK); they reach that program, never the command.
+   */
+  readonly clientEnvNames?: readonly string[];
   /** Whether the backend can run commands now; `reason` says what to fix when not. */
   check(terminal: TerminalConfig, env: Readonly<Record<string, string>>): BackendCheck;
   /**
