@@ -5,9 +5,15 @@ import { parseEnv } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { HermesError } from '../errors/hermes-error.js';
-import { type Config, configSchema } from './config-schema.js';
+import { type Config, configSchema, SECRET_PATHS } from './config-schema.js';
 import { ENV_BINDINGS, type EnvKind } from './env-map.js';
-import { secretEnvNames } from './mask-secrets.js';
+import {
+  attachDiscoveredSecrets,
+  isSecretName,
+  MIN_DISCOVERED_SECRET_CHARS,
+  secretEnvNames,
+  urlPasswords,
+} from './mask-secrets.js';
 
 export interface LoadConfigOptions {
   /** The environment to read (main.ts passes process.env; tests pass their own). */
@@ -31,14 +37,41 @@ export function loadConfig(options: LoadConfigOptions): Config {
   const home = resolveHome(options.env, options.home);
   const configPath = join(home, 'config.yaml');
   const fileValues = readYamlFile(configPath);
-  const env = { ...readDotEnv(join(home, '.env')), ...options.env };
+  const dotEnv = readDotEnv(join(home, '.env'));
+  const env = { ...dotEnv, ...options.env };
   const layered = applyEnv(fileValues, env, configPath);
   const result = configSchema.safeParse(layered);
   if (!result.success) {
     throw new HermesError('config_invalid', formatIssues(result.error.issues, configPath));
   }
   refuseSecretPassthrough(result.data.terminal.env_passthrough, configPath);
-  return deepFreeze({ ...result.data, home, configPath }) as Config;
+  const config = { ...result.data, home, configPath };
+  attachDiscoveredSecrets(config, discoveredSecrets(dotEnv, options.env));
+  return deepFreeze(config) as Config;
+}
+
+/**
+ * Secret values that live outside the schema, for scrubbing tool output: every value of
+ * `$HERMES_HOME/.env` (it is the secrets file; only values of the gateway's own non-secret
+ * settings such as HERMES_HTTP_PORT are left out), the values of credential-named variables of
+ * the environment, and every password written into a URL in either. Short values are skipped.
+ */
+function discoveredSecrets(
+  dotEnv: Readonly<Record<string, string>>,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  const secretPaths = new Set(SECRET_PATHS);
+  const settings = new Set(ENV_BINDINGS.filter((b) => !secretPaths.has(b.path)).map((b) => b.name));
+  const out = new Set<string>();
+  const add = (value: string, whole: boolean): void => {
+    if (whole && value.trim().length >= MIN_DISCOVERED_SECRET_CHARS) out.add(value);
+    for (const password of urlPasswords(value)) if (password.length >= 4) out.add(password);
+  };
+  for (const [name, value] of Object.entries(dotEnv)) add(value, !settings.has(name));
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined) add(value, isSecretName(name) && !settings.has(name));
+  }
+  return [...out];
 }
 
 /**

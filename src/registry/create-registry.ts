@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { secretValues } from '../config/mask-secrets.js';
 import { HermesError } from '../errors/hermes-error.js';
 import { type Availability, CheckCache } from './check-cache.js';
 import { coerceArgs } from './coerce-args.js';
 import { normalizeResult } from './normalize-result.js';
 import { redactText, sanitizeToolError } from './sanitize-tool-error.js';
+import { type SecretScrubber, secretScrubberFor } from './secret-scrubber.js';
 import { Spillover } from './spillover.js';
 import { ToolPause } from './tool-pause.js';
 import type { ToolServices } from './tool-services.js';
@@ -84,7 +84,8 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
     ttlMs: config.tools.spillover_ttl_hours * 3_600_000,
     now,
   });
-  const secrets = secretValues(config);
+  // One search for every secret value and its encodings, shared by results and error texts.
+  const secrets = secretScrubberFor(config);
   const defaultCwd = config.terminal.cwd ?? process.cwd();
   const memo = new Map<string, readonly OpenAiToolDefinition[]>();
   let sealed = false;
@@ -264,7 +265,8 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
         );
         return error('tool_failed', `Tool ${name} failed: ${type}: ${message}`);
       }
-      const normalized = normalizeResult(value);
+      // Every result is scrubbed of secret values before the model (or a spill-over file) sees it.
+      const normalized = normalizeResult(scrubResult(value, secrets));
       if (!normalized.ok) {
         logger.warn({ tool: name, resultType: normalized.type }, 'tool broke the result contract');
         return error(
@@ -292,6 +294,32 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
     spillover,
   };
   return registry;
+}
+
+/**
+ * A handler's value with every secret scrubbed from its strings. Values that are not plain JSON
+ * are turned into JSON first (so nothing escapes through a toJSON or a class instance); a value
+ * that cannot be (a cycle, a bigint…) is returned as is for normalizeResult to reject.
+ */
+function scrubResult(value: unknown, secrets: SecretScrubber): unknown {
+  if (typeof value === 'string') return secrets.scrub(value);
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    value instanceof Uint8Array ||
+    value instanceof ArrayBuffer ||
+    value instanceof Promise
+  )
+    return value;
+  let plain: unknown;
+  try {
+    const text = JSON.stringify(value);
+    if (typeof text !== 'string') return value;
+    plain = JSON.parse(text);
+  } catch {
+    return value;
+  }
+  return secrets.scrubDeep(plain);
 }
 
 function buildDefinition(

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { secretValues } from '../../config/mask-secrets.js';
 import { HermesError } from '../../errors/hermes-error.js';
+import { secretScrubberFor } from '../../registry/secret-scrubber.js';
 import type { ToolContext } from '../../registry/tool-types.js';
 import { selectBackend } from './backends/select-backend.js';
 import { cleanOutput } from './clean-output.js';
@@ -123,7 +123,7 @@ export async function runTerminal(
     ...(services.commandGroups !== undefined ? { ledger: services.commandGroups } : {}),
   });
   if (result.aborted) throw aborted();
-  const output = cleanOutput(result.output, secretValues(services.config)).trim();
+  const output = cleanOutput(result.output, secretScrubberFor(services.config)).trim();
   const reply: ForegroundReply = {
     output,
     exit_code: result.exitCode,
