@@ -11,6 +11,7 @@ import { ToolPause } from './tool-pause.js';
 import type { ToolServices } from './tool-services.js';
 import type {
   CallContext,
+  CheckScope,
   OpenAiToolDefinition,
   ToolContext,
   ToolDefinition,
@@ -45,10 +46,13 @@ export interface Registry {
   namesInToolset(toolset: string): string[];
   /** Toolsets that have registered tools, sorted. */
   toolsets(): string[];
-  /** Availability of each named tool (unknown names are skipped), probes cached. */
-  status(names?: readonly string[]): ToolStatus[];
-  /** OpenAI function definitions for the available tools among `names`, sorted by name. */
-  getDefinitions(names: readonly string[]): OpenAiToolDefinition[];
+  /** Availability of each named tool (unknown names are skipped), probes cached; attended by default. */
+  status(names?: readonly string[], scope?: CheckScope): ToolStatus[];
+  /**
+   * OpenAI function definitions for the available tools among `names`, sorted by name. `scope`
+   * says what kind of session asks (a tool may be unavailable to unattended sessions only).
+   */
+  getDefinitions(names: readonly string[], scope?: CheckScope): OpenAiToolDefinition[];
   /** Runs a tool. Never throws: every failure is a result the model can read. */
   dispatch(name: string, args: unknown, call: CallContext): Promise<ToolResult>;
   /** Drops cached availability probes (after a config or environment change). */
@@ -157,8 +161,8 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
     toolsets() {
       return [...new Set([...tools.values()].map((t) => t.toolset))].sort();
     },
-    status(names) {
-      const probe = checks.round(services);
+    status(names, scope) {
+      const probe = checks.round(services, scope);
       const list = names ?? registry.names();
       const out: ToolStatus[] = [];
       for (const name of list) {
@@ -177,8 +181,8 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
       }
       return out;
     },
-    getDefinitions(names) {
-      const probe = checks.round(services);
+    getDefinitions(names, scope) {
+      const probe = checks.round(services, scope);
       const offered: ToolDefinition[] = [];
       for (const name of [...new Set(names)].sort()) {
         const tool = tools.get(name);
@@ -206,7 +210,10 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
         return error('tool_unavailable', `Tool '${name}' is not available in this session.`);
       }
       if (tool.checkFn !== undefined) {
-        const availability = availabilityOf(tool, checks.round(services));
+        const availability = availabilityOf(
+          tool,
+          checks.round(services, { unattended: call.unattended ?? false }),
+        );
         if (!availability.available) {
           return error(
             'tool_unavailable',

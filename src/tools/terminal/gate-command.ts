@@ -1,4 +1,9 @@
-import type { ApprovalGate, ApprovalRequest, GateContext } from '../../approval/approval-types.js';
+import type {
+  AllowReason,
+  ApprovalGate,
+  ApprovalRequest,
+  GateContext,
+} from '../../approval/approval-types.js';
 import { HermesError } from '../../errors/hermes-error.js';
 import { ToolPause } from '../../registry/tool-pause.js';
 
@@ -8,15 +13,27 @@ import { ToolPause } from '../../registry/tool-pause.js';
  */
 export type ApprovalPausePayload = ApprovalRequest & { readonly coalesced: boolean };
 
+/** Allow reasons that mean a person (or the operator's allowlist) approved this very command. */
+const APPROVED: ReadonlySet<AllowReason> = new Set(['decided', 'session_approved', 'allowlist']);
+
+/** True when the command runs because a person approved it, not because it looked safe. */
+export function approvedByPerson(reason: AllowReason): boolean {
+  return APPROVED.has(reason);
+}
+
 /**
- * Asks the gate about one command. Returns only when it may run: a denial throws an error the
- * model reads, a question for a human throws a ToolPause so the turn is parked.
+ * Asks the gate about one command. Returns (why it may run) only when it may run: a denial throws
+ * an error the model reads, a question for a human throws a ToolPause so the turn is parked.
  */
-export async function gateCommand(gate: ApprovalGate, command: string, ctx: GateContext): Promise<void> {
+export async function gateCommand(
+  gate: ApprovalGate,
+  command: string,
+  ctx: GateContext,
+): Promise<AllowReason> {
   const decision = await gate.check(command, ctx);
   switch (decision.kind) {
     case 'allow':
-      return;
+      return decision.reason;
     case 'deny':
       throw new HermesError('command_denied', decision.message);
     case 'ask':

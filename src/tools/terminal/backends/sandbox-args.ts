@@ -1,0 +1,142 @@
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  classifySensitivePath,
+  sensitiveHomeDirs,
+  sensitiveHomeFiles,
+} from '../../../approval/sensitive-paths.js';
+import type { TerminalConfig } from './backend-types.js';
+import { isWithin, type SandboxPlaces, type SandboxRoots, SYSTEM_DIRS } from './sandbox-layout.js';
+
+export interface BwrapInput {
+  readonly places: SandboxPlaces;
+  readonly roots: SandboxRoots;
+  readonly network: boolean;
+  /** Directory the command starts in (a path as seen inside). */
+  readonly chdir: string;
+  /** Program and arguments run inside (already wrapped in prlimit when limits apply). */
+  readonly command: readonly string[];
+}
+
+function kind(path: string): 'dir' | 'file' | 'link' | undefined {
+  try {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) return 'link';
+    if (stat.isDirectory()) return 'dir';
+    return stat.isFile() ? 'file' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Covers a path that exists: an empty tmpfs over a directory, /dev/null over a file. */
+function hide(path: string): string[] {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(path);
+  } catch {
+    return [];
+  }
+  if (stat.isDirectory()) return ['--tmpfs', path];
+  return stat.isFile() ? ['--ro-bind', '/dev/null', path] : [];
+}
+
+/** The system, read-only: real directories bound, merged-/usr links recreated as links. */
+function systemArgs(): string[] {
+  const args: string[] = [];
+  for (const dir of SYSTEM_DIRS) {
+    const type = kind(dir);
+    if (type === 'link') args.push('--symlink', readlinkSync(dir), dir);
+    else if (type === 'dir') args.push('--ro-bind', dir, dir);
+  }
+  // /etc/resolv.conf often points into /run (systemd-resolved), which is not shown: bind its target.
+  try {
+    const target = realpathSync('/etc/resolv.conf');
+    if (!SYSTEM_DIRS.some((dir) => isWithin(target, dir))) args.push('--ro-bind', target, target);
+  } catch {
+    // No resolver configuration: nothing to show.
+  }
+  return args;
+}
+
+/** Files of /etc whose content is secret in the shared table (shadow, sudoers…): covered. */
+function etcSecrets(places: SandboxPlaces): string[] {
+  const args: string[] = [];
+  const roots = { home: places.homes[0] ?? '/root', hermesHome: places.hermesHome };
+  for (const dir of ['/etc', '/etc/sudoers.d']) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      if (classifySensitivePath(path, roots)?.read === 'dangerous') args.push(...hide(path));
+    }
+  }
+  return args;
+}
+
+/** Sensitive places below a home that a bound root brings back into view: covered again. */
+function rehide(places: SandboxPlaces, bound: readonly string[]): string[] {
+  const args: string[] = [];
+  const exposed = (path: string) => bound.some((root) => path !== root && isWithin(path, root));
+  for (const home of places.homes) {
+    for (const rel of [...sensitiveHomeDirs(), ...sensitiveHomeFiles()]) {
+      const path = join(home, rel);
+      if (exposed(path)) args.push(...hide(path));
+    }
+  }
+  if (existsSync(places.hermesHome)) args.push('--tmpfs', places.hermesHome);
+  return args;
+}
+
+/** A repository's hooks and config in a writable root stay read-only (they run outside later). */
+function gitControl(writable: readonly string[]): string[] {
+  const args: string[] = [];
+  for (const root of writable) {
+    for (const rel of ['.git/hooks', '.git/config']) {
+      const path = join(root, rel);
+      if (kind(path) === 'dir' || kind(path) === 'file') args.push('--ro-bind', path, path);
+    }
+  }
+  return args;
+}
+
+/**
+ * The bubblewrap command line: own user, PID, IPC, UTS and cgroup namespaces (and network unless
+ * allowed), every capability dropped, dies with the gateway, new session; the system read-only,
+ * a private /tmp, a minimal /dev, a fresh /proc, every home directory and HERMES_HOME hidden,
+ * then the readable roots (read-only) and the writable roots bound back, parents first, and the
+ * sensitive places inside them covered again.
+ */
+export function bwrapArgs(input: BwrapInput): string[] {
+  const { places, roots } = input;
+  const args = ['--unshare-all'];
+  if (input.network) args.push('--share-net');
+  args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
+  args.push(...systemArgs(), ...etcSecrets(places));
+  args.push('--proc', '/proc', '--ro-bind-try', '/proc/sys', '/proc/sys', '--dev', '/dev', '--tmpfs', '/tmp');
+  if (kind('/var') === 'dir') args.push('--tmpfs', '/var/tmp');
+  for (const home of [...places.homes].sort((a, b) => a.length - b.length)) args.push('--tmpfs', home);
+  const binds = [
+    ...roots.readable.map((path) => ({ path, flag: '--ro-bind-try' })),
+    ...roots.writable.map((path) => ({ path, flag: '--bind-try' })),
+  ].sort((a, b) => a.path.split('/').length - b.path.split('/').length);
+  for (const bind of binds) args.push(bind.flag, bind.path, bind.path);
+  args.push(...rehide(places, [...roots.readable, ...roots.writable]), ...gitControl(roots.writable));
+  args.push('--chdir', input.chdir, '--', ...input.command);
+  return args;
+}
+
+/** `prlimit --cpu=… --data=… --nproc=… --fsize=… --` for the configured limits (none: no wrapper). */
+export function limitArgs(sandbox: TerminalConfig['sandbox'], prlimit: string): string[] {
+  const mb = 1024 * 1024;
+  const limits: string[] = [];
+  if (sandbox.cpu_seconds > 0) limits.push(`--cpu=${sandbox.cpu_seconds}`);
+  if (sandbox.memory_mb > 0) limits.push(`--data=${sandbox.memory_mb * mb}`);
+  if (sandbox.processes > 0) limits.push(`--nproc=${sandbox.processes}`);
+  if (sandbox.file_size_mb > 0) limits.push(`--fsize=${sandbox.file_size_mb * mb}`);
+  return limits.length === 0 ? [] : [prlimit, ...limits, '--'];
+}
