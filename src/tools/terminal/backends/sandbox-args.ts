@@ -10,6 +10,8 @@ import { isWithin, type SandboxPlaces, type SandboxRoots, SYSTEM_DIRS } from './
 
 export interface BwrapInput {
   readonly places: SandboxPlaces;
+  /** `systemLayer(places)`, computed once and reused (it reads /etc); computed here when absent. */
+  readonly system?: readonly string[];
   readonly roots: SandboxRoots;
   readonly network: boolean;
   /** Directory the command starts in (a path as seen inside). */
@@ -105,6 +107,18 @@ function gitControl(writable: readonly string[]): string[] {
 }
 
 /**
+ * The part of the command line that depends only on the machine: the system read-only with its
+ * secret files covered, `/proc`, `/dev`, the private `/tmp`. Worth computing once: it classifies
+ * every entry of /etc against the shared table.
+ */
+export function systemLayer(places: SandboxPlaces): string[] {
+  const args = [...systemArgs(), ...etcSecrets(places)];
+  args.push('--proc', '/proc', '--ro-bind-try', '/proc/sys', '/proc/sys', '--dev', '/dev', '--tmpfs', '/tmp');
+  if (kind('/var') === 'dir') args.push('--tmpfs', '/var/tmp');
+  return args;
+}
+
+/**
  * The bubblewrap command line: own user, PID, IPC, UTS and cgroup namespaces (and network unless
  * allowed), every capability dropped, dies with the gateway, new session; the system read-only,
  * a private /tmp, a minimal /dev, a fresh /proc, every home directory and HERMES_HOME hidden,
@@ -116,9 +130,7 @@ export function bwrapArgs(input: BwrapInput): string[] {
   const args = ['--unshare-all'];
   if (input.network) args.push('--share-net');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
-  args.push(...systemArgs(), ...etcSecrets(places));
-  args.push('--proc', '/proc', '--ro-bind-try', '/proc/sys', '/proc/sys', '--dev', '/dev', '--tmpfs', '/tmp');
-  if (kind('/var') === 'dir') args.push('--tmpfs', '/var/tmp');
+  args.push(...(input.system ?? systemLayer(places)));
   for (const home of [...places.homes].sort((a, b) => a.length - b.length)) args.push('--tmpfs', home);
   const binds = [
     ...roots.readable.map((path) => ({ path, flag: '--ro-bind-try' })),

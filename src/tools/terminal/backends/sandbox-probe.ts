@@ -2,11 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { findExecutable } from '../find-executable.js';
 import type { TerminalConfig } from './backend-types.js';
 import { localShell } from './local.js';
-import { bwrapArgs, limitArgs } from './sandbox-args.js';
+import { bwrapArgs, limitArgs, systemLayer } from './sandbox-args.js';
 import { configuredRoots, type SandboxPlaces } from './sandbox-layout.js';
 
 export interface SandboxTools {
   readonly bwrap: string;
+  /** `systemLayer` of the probed layout, reused by every command until the next probe. */
+  readonly system: readonly string[];
   /** Empty when no limit is configured. */
   readonly limits: readonly string[];
   readonly shell: string;
@@ -60,10 +62,12 @@ function probe(
     return { ok: false, reason: `sandbox backend: ${(error as Error).message}` };
   }
   const shell = innerShell(env);
+  const system = systemLayer(places);
   const result = spawnSync(
     bwrap,
     bwrapArgs({
       places,
+      system,
       roots: { writable: [], readable: roots.readable },
       network: sandbox.network,
       chdir: '/',
@@ -83,7 +87,7 @@ function probe(
       `exit status ${String(result.status)}`;
     return { ok: false, reason: `sandbox backend: bubblewrap cannot run here: ${detail}` };
   }
-  return { ok: true, tools: { bwrap, limits, shell } };
+  return { ok: true, tools: { bwrap, system, limits, shell } };
 }
 
 /**
