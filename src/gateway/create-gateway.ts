@@ -10,7 +10,6 @@ import { registerApiServer } from '../platforms/api-server/register-api-server.j
 import { registerWebhookPlatform } from '../platforms/webhook/register-webhook-platform.js';
 import { validateWebhookRoutes } from '../platforms/webhook/validate-webhook-routes.js';
 import { createToolRuntime, type ToolRuntime } from '../runtime/create-tool-runtime.js';
-import { placementSummary } from '../tools/terminal/terminal-placement.js';
 import { createAccessControl } from './access/create-access-control.js';
 import { createCommandHandler } from './commands/create-command-handler.js';
 import { type ControlPlane, createControlPlane } from './control/create-control-plane.js';
@@ -179,7 +178,7 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
     // Informational: where chats and unattended sessions run commands, and why (never blocks readiness).
     {
       name: 'terminal',
-      check: async () => ({ ok: true, reason: placementSummary(runtime.registry.services).join('; ') }),
+      check: async () => ({ ok: true, reason: runtime.terminalPlacement().join('; ') }),
     },
   ];
 

@@ -13,17 +13,10 @@ import { ToolPause } from '../../registry/tool-pause.js';
  */
 export type ApprovalPausePayload = ApprovalRequest & { readonly coalesced: boolean };
 
-/** Allow reasons that mean a person (or the operator's allowlist) approved this very command. */
-const APPROVED: ReadonlySet<AllowReason> = new Set(['decided', 'session_approved', 'allowlist']);
-
-/** True when the command runs because a person approved it, not because it looked safe. */
-export function approvedByPerson(reason: AllowReason): boolean {
-  return APPROVED.has(reason);
-}
-
 /**
- * Asks the gate about one command. Returns (why it may run) only when it may run: a denial throws
- * an error the model reads, a question for a human throws a ToolPause so the turn is parked.
+ * Asks the gate about one command. Returns only when it may run (with the reason it may): a
+ * denial throws an error the model reads, a question for a human throws a ToolPause so the turn
+ * is parked.
  */
 export async function gateCommand(
   gate: ApprovalGate,
