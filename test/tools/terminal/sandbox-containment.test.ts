@@ -304,6 +304,17 @@ describe.skipIf(unavailable !== undefined)(
       expect(decision.kind).toBe('ask');
     });
 
+    it('has no capabilities, cannot nest user namespaces, and does not show /var or /etc private keys', async () => {
+      const result = await sandboxed(
+        'grep CapEff /proc/self/status; unshare -Ur true 2>/dev/null; echo nested=$?; ls -A /var/log 2>/dev/null | wc -l; cat /etc/ssh/ssh_host_*_key 2>/dev/null | wc -c',
+      );
+      const lines = result.output.trim().split('\n');
+      expect(lines[0]).toMatch(/CapEff:\s+0+$/);
+      expect(lines[1]).toMatch(/nested=[1-9]/);
+      expect(lines[2]).toBe('0');
+      expect(lines[3]).toBe('0');
+    });
+
     it('/etc/shadow and its kin are not readable inside', async () => {
       if (!existsSync('/etc/shadow')) return;
       const result = await sandboxed('cat /etc/shadow | head -c 200 | wc -c');

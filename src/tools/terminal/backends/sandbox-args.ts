@@ -8,8 +8,16 @@ import {
 import type { TerminalConfig } from './backend-types.js';
 import { isWithin, type SandboxPlaces, type SandboxRoots, SYSTEM_DIRS } from './sandbox-layout.js';
 
+/** Namespace flags, strongest first: no nested user namespaces where bwrap can forbid them. */
+export const NAMESPACE_FLAGS: readonly (readonly string[])[] = [
+  ['--unshare-all', '--unshare-user', '--disable-userns'],
+  ['--unshare-all'],
+];
+
 export interface BwrapInput {
   readonly places: SandboxPlaces;
+  /** One of NAMESPACE_FLAGS (the strongest the probe found working); the first by default. */
+  readonly namespaces?: readonly string[];
   /** `systemLayer(places)`, computed once and reused (it reads /etc); computed here when absent. */
   readonly system?: readonly string[];
   readonly roots: SandboxRoots;
@@ -61,9 +69,37 @@ function systemArgs(): string[] {
   return args;
 }
 
-/** Files of /etc whose content is secret in the shared table (shadow, sudoers…): covered. */
+/**
+ * Private keys and credentials kept under /etc that the shared table does not list (it is about
+ * what commands may touch; these are only readable by root anyway): covered too, for a gateway
+ * that runs as root.
+ */
+const ETC_PRIVATE: readonly string[] = [
+  '/etc/ssl/private',
+  '/etc/letsencrypt',
+  '/etc/wireguard',
+  '/etc/NetworkManager/system-connections',
+  '/etc/ipsec.secrets',
+  '/etc/ipsec.d/private',
+  '/etc/krb5.keytab',
+  '/etc/openvpn',
+];
+
+/** SSH host keys: `/etc/ssh/ssh_host_*_key` (the `.pub` halves stay). */
+function sshHostKeys(): string[] {
+  try {
+    return readdirSync('/etc/ssh')
+      .filter((name) => /^ssh_host_.*_key$/.test(name))
+      .map((name) => join('/etc/ssh', name));
+  } catch {
+    return [];
+  }
+}
+
+/** Files of /etc whose content is secret (the shared table's, private key stores): covered. */
 function etcSecrets(places: SandboxPlaces): string[] {
   const args: string[] = [];
+  for (const path of [...ETC_PRIVATE, ...sshHostKeys()]) args.push(...hide(path));
   const roots = { home: places.homes[0] ?? '/root', hermesHome: places.hermesHome };
   for (const dir of ['/etc', '/etc/sudoers.d']) {
     let names: string[];
@@ -113,21 +149,21 @@ function gitControl(writable: readonly string[]): string[] {
  */
 export function systemLayer(places: SandboxPlaces): string[] {
   const args = [...systemArgs(), ...etcSecrets(places)];
-  args.push('--proc', '/proc', '--ro-bind-try', '/proc/sys', '/proc/sys', '--dev', '/dev', '--tmpfs', '/tmp');
-  if (kind('/var') === 'dir') args.push('--tmpfs', '/var/tmp');
+  args.push('--proc', '/proc', '--ro-bind-try', '/proc/sys', '/proc/sys', '--dev', '/dev');
+  args.push('--tmpfs', '/tmp', '--tmpfs', '/var/tmp');
   return args;
 }
 
 /**
  * The bubblewrap command line: own user, PID, IPC, UTS and cgroup namespaces (and network unless
- * allowed), every capability dropped, dies with the gateway, new session; the system read-only,
+ * allowed; no further user namespaces inside where supported), every capability dropped, dies with the gateway, new session; the system read-only,
  * a private /tmp, a minimal /dev, a fresh /proc, every home directory and HERMES_HOME hidden,
  * then the readable roots (read-only) and the writable roots bound back, parents first, and the
  * sensitive places inside them covered again.
  */
 export function bwrapArgs(input: BwrapInput): string[] {
   const { places, roots } = input;
-  const args = ['--unshare-all'];
+  const args = [...(input.namespaces ?? (NAMESPACE_FLAGS[0] as readonly string[]))];
   if (input.network) args.push('--share-net');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
   args.push(...(input.system ?? systemLayer(places)));

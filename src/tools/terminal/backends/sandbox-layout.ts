@@ -13,7 +13,11 @@ export interface SandboxPlaces {
   readonly homes: readonly string[];
 }
 
-/** Directories that make up "the system", shown read-only when they exist. */
+/**
+ * Directories that make up "the system", shown read-only when they exist. `/var` is not one of
+ * them: logs, mail, spools and databases live there (list what a command needs in
+ * `terminal.sandbox.readable`, e.g. /var/lib/dpkg).
+ */
 export const SYSTEM_DIRS: readonly string[] = [
   '/usr',
   '/bin',
@@ -24,7 +28,6 @@ export const SYSTEM_DIRS: readonly string[] = [
   '/libx32',
   '/etc',
   '/opt',
-  '/var',
   '/nix',
 ];
 
@@ -37,6 +40,7 @@ const NEVER_WRITABLE: readonly string[] = [
   '/dev',
   '/run',
   '/tmp',
+  '/var',
   '/var/tmp',
 ];
 /** Never writable below them either (a project under /var or /tmp is fine; one under /etc is not). */

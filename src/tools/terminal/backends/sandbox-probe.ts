@@ -2,13 +2,15 @@ import { spawnSync } from 'node:child_process';
 import { findExecutable } from '../find-executable.js';
 import type { TerminalConfig } from './backend-types.js';
 import { localShell } from './local.js';
-import { bwrapArgs, limitArgs, systemLayer } from './sandbox-args.js';
+import { bwrapArgs, limitArgs, NAMESPACE_FLAGS, systemLayer } from './sandbox-args.js';
 import { configuredRoots, type SandboxPlaces } from './sandbox-layout.js';
 
 export interface SandboxTools {
   readonly bwrap: string;
   /** `systemLayer` of the probed layout, reused by every command until the next probe. */
   readonly system: readonly string[];
+  /** The strongest of NAMESPACE_FLAGS that works here. */
+  readonly namespaces: readonly string[];
   /** Empty when no limit is configured. */
   readonly limits: readonly string[];
   readonly shell: string;
@@ -63,31 +65,36 @@ function probe(
   }
   const shell = innerShell(env);
   const system = systemLayer(places);
-  const result = spawnSync(
-    bwrap,
-    bwrapArgs({
-      places,
-      system,
-      roots: { writable: [], readable: roots.readable },
-      network: sandbox.network,
-      chdir: '/',
-      command: [...limits, shell, '-c', 'exit 0'],
-    }),
-    {
-      env: { PATH: env['PATH'] ?? '/usr/bin:/bin' },
-      encoding: 'utf8',
-      timeout: PROBE_TIMEOUT_MS,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  if (result.error !== undefined || result.status !== 0) {
-    const detail =
+  let failure = '';
+  for (const namespaces of NAMESPACE_FLAGS) {
+    const result = spawnSync(
+      bwrap,
+      bwrapArgs({
+        places,
+        namespaces,
+        system,
+        roots: { writable: [], readable: roots.readable },
+        network: sandbox.network,
+        chdir: '/',
+        command: [...limits, shell, '-c', 'exit 0'],
+      }),
+      {
+        env: { PATH: env['PATH'] ?? '/usr/bin:/bin' },
+        encoding: 'utf8',
+        timeout: PROBE_TIMEOUT_MS,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    if (result.error === undefined && result.status === 0) {
+      return { ok: true, tools: { bwrap, system, namespaces, limits, shell } };
+    }
+    // The first failure is the telling one: the weaker flags are only a fallback.
+    failure ||=
       (result.stderr ?? '').trim().split('\n')[0] ||
       result.error?.message ||
       `exit status ${String(result.status)}`;
-    return { ok: false, reason: `sandbox backend: bubblewrap cannot run here: ${detail}` };
   }
-  return { ok: true, tools: { bwrap, system, limits, shell } };
+  return { ok: false, reason: `sandbox backend: bubblewrap cannot run here: ${failure}` };
 }
 
 /**

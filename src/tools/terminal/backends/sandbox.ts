@@ -56,12 +56,13 @@ export const sandboxBackend: TerminalBackend = {
     if (!probe.ok) throw new HermesError('exec_failed', `terminal unavailable: ${probe.reason}`);
     const sessionCwd = resolve(input.sessionCwd ?? input.workdir ?? '/');
     const roots = commandRoots(terminal, places, sessionCwd);
-    const { bwrap, system, limits, shell } = probe.tools;
+    const { bwrap, system, namespaces, limits, shell } = probe.tools;
     const flags = basename(shell) === 'bash' ? ['--norc', '--noprofile'] : [];
     return {
       file: bwrap,
       args: bwrapArgs({
         places,
+        namespaces,
         system,
         roots,
         network: terminal.sandbox.network,
