@@ -80,7 +80,7 @@ describe.skipIf(unavailable !== undefined)(
       expect(readFileSync(join(workdir, 'proof.txt'), 'utf8')).toBe('ran\n');
       const toolResult = (
         fake.requests[1]?.body as { messages: { role: string; content: string | null }[] }
-      ).messages.find((m) => m.role === 'tool');
+      )?.messages.find((m) => m.role === 'tool');
       expect(JSON.parse(String(toolResult?.content))).toMatchObject({ exit_code: 0, output: '0' });
 
       // Nothing else changed.
