@@ -2,6 +2,8 @@ import { stringify } from 'yaml';
 import type { Config } from '../config/config-schema.js';
 import { maskSecrets } from '../config/mask-secrets.js';
 import type { Registry } from '../registry/create-registry.js';
+import { passingEnvNames } from '../tools/terminal/scrub-env.js';
+import { placementSummary } from '../tools/terminal/terminal-placement.js';
 import { type CliIo, EXIT_OK } from './cli-io.js';
 import { type CodeSource, codeSourceText } from './code-source.js';
 
@@ -56,7 +58,20 @@ export async function runDoctor(io: CliIo, deps: DoctorDeps): Promise<number> {
   }
   const unavailable = status.filter((s) => !s.available).length;
   io.stdout(`\n${status.length - unavailable} of ${status.length} tools available.\n`);
+  io.stdout(terminalSection(config, registry));
   return EXIT_OK;
+}
+
+/** Where each kind of session runs commands and why, and which variables they receive (names only). */
+function terminalSection(config: Config, registry: Registry): string {
+  const passing = passingEnvNames(registry.services.baseEnv, config.terminal.env_passthrough);
+  const lines = ['\n## Terminal\n'];
+  for (const line of placementSummary(registry.services)) lines.push(`  ${line}\n`);
+  lines.push(`  environment of commands (allowlist): ${passing.base.join(', ')}\n`);
+  lines.push(
+    `  passed through (terminal.env_passthrough): ${passing.passthrough.length > 0 ? passing.passthrough.join(', ') : 'none'}\n`,
+  );
+  return lines.join('');
 }
 
 function modelCheck(config: Config): Check {
