@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { stringify } from 'yaml';
 import type { Config } from '../config/config-schema.js';
 import { maskSecrets } from '../config/mask-secrets.js';
@@ -28,7 +29,7 @@ interface Check {
 export async function runDoctor(io: CliIo, deps: DoctorDeps): Promise<number> {
   const { config, registry } = deps;
   io.stdout(
-    `# hermes-gateway doctor\n# HERMES_HOME: ${config.home}\n# config file: ${config.configPath}\n# code: ${codeSourceText(deps.code)}\n\n`,
+    `# hermes-gateway doctor\n# HERMES_HOME: ${config.home}\n# config file: ${configFileText(config.configPath)}\n# code: ${codeSourceText(deps.code)}\n\n`,
   );
   io.stdout('## Resolved configuration (secrets masked)\n');
   const { home: _home, configPath: _path, ...rest } = maskSecrets(config) as Record<string, unknown>;
@@ -147,4 +148,9 @@ function platformChecks(config: Config): Check[] {
             detail: `http://${config.http.host}:${config.http.port}/v1${api_server.key ? ' (key required)' : ''}`,
           },
   ];
+}
+
+/** The config file's path, or that there is none and every setting is a default or from the environment. */
+function configFileText(path: string): string {
+  return existsSync(path) ? path : `none (all defaults and environment variables; ${path} would be read)`;
 }

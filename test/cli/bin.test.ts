@@ -78,6 +78,7 @@ describe('bin/hermes-gateway', () => {
     expect(stdout).not.toContain('0123456789abcdef');
     expect(stdout).not.toContain('ABCDEFGHIJKLMNOP');
     expect(stdout).toContain('no model configured');
+    expect(stdout).toContain('# config file: none (all defaults');
     expect(stdout).toContain('web_search');
   });
 
