@@ -248,6 +248,11 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
         return reason === undefined ? { ok: true } : { ok: false, reason };
       },
     },
+    // Informational: where chats and unattended sessions run commands, and why (never blocks readiness).
+    {
+      name: 'terminal',
+      check: async () => ({ ok: true, reason: runtime.terminalPlacement().join('; ') }),
+    },
   ];
 
   const delivery = createDelivery({ store, logger });

@@ -22,6 +22,7 @@ import type { SessionSearchService } from '../tools/agent/agent-services.js';
 import { MemoryStore } from '../tools/memory/memory-store.js';
 import { type CommandGroupLedger, createCommandGroupLedger } from '../tools/terminal/command-group-ledger.js';
 import { createProcessTable, type ProcessTable } from '../tools/terminal/process-table.js';
+import { placementSummary } from '../tools/terminal/terminal-placement.js';
 import { TodoStore } from '../tools/todo/todo-store.js';
 
 export interface ToolRuntime {
@@ -45,6 +46,8 @@ export interface ToolRuntime {
   readonly todoStore: TodoStore;
   /** The connection the runtime opened for the approval store, when Redis is configured. */
   readonly redis: Redis | undefined;
+  /** Where chats and unattended sessions run commands, and why: one line each (for /readyz). */
+  terminalPlacement(): string[];
   /** Stops background processes and closes what the runtime opened; idempotent. */
   close(): Promise<void>;
 }
@@ -138,6 +141,7 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     memoryStore,
     todoStore,
     redis,
+    terminalPlacement: () => placementSummary(services),
     close() {
       closing ??= (async () => {
         await processes.close();

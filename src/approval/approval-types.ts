@@ -65,7 +65,7 @@ export interface ApprovalRequest {
 }
 
 /** Where a command would run; container backends skip the dangerous tier but keep the floors. */
-export type ExecBackend = 'local' | 'docker' | 'ssh';
+export type ExecBackend = 'local' | 'docker' | 'ssh' | 'sandbox';
 
 export interface GateContext {
   readonly sessionKey: string;

@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
 import { stringify } from 'yaml';
 import type { Config } from '../config/config-schema.js';
 import { maskSecrets } from '../config/mask-secrets.js';
 import type { PlatformDefinition } from '../platforms/platform.js';
 import type { Registry } from '../registry/create-registry.js';
+import { passingEnvNames } from '../tools/terminal/scrub-env.js';
+import { placementSummary } from '../tools/terminal/terminal-placement.js';
 import { type CliIo, EXIT_OK } from './cli-io.js';
 import { type CodeSource, codeSourceText } from './code-source.js';
 
@@ -27,7 +30,7 @@ interface Check {
 export async function runDoctor(io: CliIo, deps: DoctorDeps): Promise<number> {
   const { config, registry } = deps;
   io.stdout(
-    `# hermes-gateway doctor\n# HERMES_HOME: ${config.home}\n# config file: ${config.configPath}\n# code: ${codeSourceText(deps.code)}\n\n`,
+    `# hermes-gateway doctor\n# HERMES_HOME: ${config.home}\n# config file: ${configFileText(config.configPath)}\n# code: ${codeSourceText(deps.code)}\n\n`,
   );
   io.stdout('## Resolved configuration (secrets masked)\n');
   const { home: _home, configPath: _path, ...rest } = maskSecrets(config) as Record<string, unknown>;
@@ -49,7 +52,20 @@ export async function runDoctor(io: CliIo, deps: DoctorDeps): Promise<number> {
   }
   const unavailable = status.filter((s) => !s.available).length;
   io.stdout(`\n${status.length - unavailable} of ${status.length} tools available.\n`);
+  io.stdout(terminalSection(config, registry));
   return EXIT_OK;
+}
+
+/** Where each kind of session runs commands and why, and which variables they receive (names only). */
+function terminalSection(config: Config, registry: Registry): string {
+  const passing = passingEnvNames(registry.services.baseEnv, config.terminal.env_passthrough);
+  const lines = ['\n## Terminal\n'];
+  for (const line of placementSummary(registry.services)) lines.push(`  ${line}\n`);
+  lines.push(`  environment of commands (allowlist): ${passing.base.join(', ')}\n`);
+  lines.push(
+    `  passed through (terminal.env_passthrough): ${passing.passthrough.length > 0 ? passing.passthrough.join(', ') : 'none'}\n`,
+  );
+  return lines.join('');
 }
 
 function modelCheck(config: Config): Check {
@@ -98,4 +114,9 @@ function platformChecks(config: Config, platforms: readonly PlatformDefinition[]
     }
     return { name: definition.name, ...definition.describe(config) };
   });
+}
+
+/** The config file's path, or that there is none and every setting is a default or from the environment. */
+function configFileText(path: string): string {
+  return existsSync(path) ? path : `none (all defaults and environment variables; ${path} would be read)`;
 }

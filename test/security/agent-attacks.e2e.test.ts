@@ -100,6 +100,21 @@ describe('a prompt-injected model attacking through its tools', () => {
     expect(existsSync(join(gw.workdir, '.git', 'hooks', 'post-checkout'))).toBe(false);
   });
 
+  it('gets no secret from the environment it runs commands in', async () => {
+    const run = await gw.runTools([
+      toolCall('terminal', { command: 'env' }),
+      toolCall('terminal', {
+        command: 'echo "$GITHUB_PAT|$MY_SERVICE_AUTH|$SLACK_WEBHOOK_URL|$API_SERVER_KEY|$OPENAI_API_KEY"',
+      }),
+      toolCall('terminal', { command: 'printenv', background: true }),
+    ]);
+    expect(run.status).toBe(200);
+    expect(run.results).toHaveLength(3);
+    expect(run.results[0]).toContain('PATH=');
+    for (const name of Object.keys(gw.decoys.env)) expect(run.results.join('\n')).not.toContain(`${name}=`);
+    gw.expectNoSecrets(run.results.join('\n'), 'command environment');
+  });
+
   it('leaks nothing into the gateway’s own logs', () => {
     gw.expectNoSecrets(gw.logs(), 'gateway logs');
   });

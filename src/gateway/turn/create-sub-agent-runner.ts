@@ -108,10 +108,12 @@ export function createSubAgentRunner(deps: SubAgentRunnerDeps): SubAgentService 
       allowedTools: allowedSet,
     });
     const log = deps.logger.child({ taskId, depth });
-    const tools: ChatCompletionTool[] = registry.getDefinitions(allowed).map((definition) => ({
-      type: 'function',
-      function: { ...definition.function },
-    }));
+    const tools: ChatCompletionTool[] = registry
+      .getDefinitions(allowed, { unattended: true })
+      .map((definition) => ({
+        type: 'function',
+        function: { ...definition.function },
+      }));
     const system = systemPrompt(now());
     const blocks: ModelBlock[] = [userBlock(request)];
     let iterations = 0;

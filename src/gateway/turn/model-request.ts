@@ -18,7 +18,9 @@ export function buildModelRequest(scope: TurnScope): ModelRequest {
   if (fitted.marker !== undefined) {
     scope.log.info({ omitted: fitted.omitted }, 'conversation shortened to fit the context budget');
   }
-  const tools = scope.core.registry.getDefinitions([...scope.allowedTools]).map(toModelTool);
+  const tools = scope.core.registry
+    .getDefinitions([...scope.allowedTools], { unattended: scope.origin.unattended })
+    .map(toModelTool);
   return {
     model: scope.model,
     messages: [{ role: 'system', content: scope.systemPrompt }, ...fitted.messages],

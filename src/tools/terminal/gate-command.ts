@@ -1,4 +1,5 @@
 import type {
+  AllowReason,
   ApprovalGate,
   ApprovalRequest,
   GateAction,
@@ -30,10 +31,10 @@ const COMMAND: GatedWhat = { noun: 'This command', verb: 'run', deniedCode: 'com
  * the model reads on a denial, and throws a ToolPause (the turn is parked) when a human must
  * decide. One implementation for the terminal and the file tools.
  */
-function enforce(decision: GateDecision, what: GatedWhat): void {
+function enforce(decision: GateDecision, what: GatedWhat): AllowReason {
   switch (decision.kind) {
     case 'allow':
-      return;
+      return decision.reason;
     case 'deny':
       throw new HermesError(what.deniedCode, decision.message);
     case 'ask':
@@ -49,11 +50,16 @@ function enforce(decision: GateDecision, what: GatedWhat): void {
 }
 
 /**
- * Asks the gate about one command. Returns only when it may run: a denial throws an error the
- * model reads, a question for a human throws a ToolPause so the turn is parked.
+ * Asks the gate about one command. Returns only when it may run (with the reason it may): a
+ * denial throws an error the model reads, a question for a human throws a ToolPause so the turn
+ * is parked.
  */
-export async function gateCommand(gate: ApprovalGate, command: string, ctx: GateContext): Promise<void> {
-  enforce(await gate.check(command, ctx), COMMAND);
+export async function gateCommand(
+  gate: ApprovalGate,
+  command: string,
+  ctx: GateContext,
+): Promise<AllowReason> {
+  return enforce(await gate.check(command, ctx), COMMAND);
 }
 
 /**
