@@ -166,6 +166,11 @@ export interface PlatformAdapter {
    * the gateway under the routes' own prefix before it listens; undefined when it needs none.
    */
   readonly routes?: PlatformRoutes;
+  /**
+   * The chat messages addressed to `home` go to until someone sends /sethome (a configured
+   * `<PLATFORM>_HOME_CHANNEL`); undefined when none is configured.
+   */
+  readonly homeChannel?: ChatAddress;
   /** Connects and starts handing inbound events to `sink`. Resolves once receiving. */
   start(sink: InboundSink): Promise<void>;
   /** Stops receiving and disconnects; idempotent. */

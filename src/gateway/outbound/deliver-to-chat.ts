@@ -6,7 +6,7 @@ import type { HomeChannelStore } from '../store/home-channel-store.js';
 /**
  * Sends a text (a webhook run's result) to a chat of a running chat platform, with delivery's
  * splitting, retries and receipts. `chat_id: home` is the chat someone made home with /sethome,
- * looked up per delivery.
+ * looked up per delivery, else the adapter's configured home channel.
  */
 export function createDeliverToChat(deps: {
   readonly adapters: ReadonlyMap<string, PlatformAdapter>;
@@ -19,7 +19,7 @@ export function createDeliverToChat(deps: {
     if (adapter === undefined) throw new Error(`no ${platform} platform is running`);
     let to: ChatAddress = { chatId };
     if (chatId === 'home') {
-      const home = await deps.store.getHomeChannel(platform);
+      const home = (await deps.store.getHomeChannel(platform)) ?? adapter.homeChannel;
       if (home === undefined) {
         throw new Error(
           `no home channel is set for ${platform}: send /sethome in the chat that should get these messages`,
