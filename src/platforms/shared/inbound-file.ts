@@ -28,6 +28,7 @@ export interface InboundFile {
 }
 
 export interface OpenedFile {
+  /** A fetch answer; for a Node stream (an SDK download), `new Response(Readable.toWeb(stream))`. */
   readonly response: Response;
   /** The file's remote path or name; its extension names the type (default `jpg` for photos). */
   readonly remoteName?: string;

@@ -6,30 +6,36 @@ import type { Logger } from 'pino';
  * "the sink accepted it":
  *
  *   const dispatcher = createOrderedDispatcher({ logger, what: 'telegram update', maxFailures, describeError });
- *   const outcome = await dispatcher.dispatch(eventId, () => ({ lane: chatId, run: () => handOver(event) }));
- *   // 'done': the platform may forget the event (move the offset, answer 200, ack the interaction)
- *   // 'failed': it must come again (keep the offset, answer 5xx, or retry it yourself)
+ *   const result = await dispatcher.dispatch(eventId, () => ({ lane: chatId, run: () => handOver(event) }));
+ *   // result.outcome 'done': the platform may forget the event (move the offset, answer 200, ack it);
+ *   //   result.answer is what `run` returned (a card callback's response), if anything
+ *   // result.outcome 'failed': it must come again (keep the offset, answer 5xx, or retry it yourself)
  *
  * - Order: jobs of one lane (a chat, a thread) run one after another in dispatch order; lanes do
  *   not wait for each other; a job without a lane (a button press, an interaction the platform
  *   wants answered within seconds) runs at once.
- * - Once: the same event id while it is in flight gets the same outcome; an id that ended `done`
- *   recently (the last `memory` ids) is `done` at once without running again.
+ * - Once: the same event id while it is in flight gets the same result (answer included); an id
+ *   that ended `done` recently (the last `memory` ids) is `done` at once, without an answer.
  * - Failures: a job that throws is `failed` and counted per id; at `maxFailures` the event is
- *   skipped on purpose — logged as an error, `giveUp()` called (tell the user), and `done`.
+ *   skipped on purpose — logged as an error, `giveUp()` called (tell the user; what it returns is
+ *   the answer), and `done`.
  * - Not ready: `prepare` returning undefined (the adapter does not know its own identity yet)
  *   is `failed` without counting.
  */
 
 export type DispatchOutcome = 'done' | 'failed';
 
-export interface DispatchJob {
+export type DispatchResult<A> =
+  | { readonly outcome: 'done'; readonly answer: A | undefined }
+  | { readonly outcome: 'failed' };
+
+export interface DispatchJob<A = void> {
   /** Jobs of one lane run in order; omit for jobs that must never wait. */
   readonly lane?: string;
-  /** Hands the event over; throws when it was not accepted. */
-  readonly run: () => Promise<void>;
+  /** Hands the event over and returns its answer, if the platform wants one; throws when it was not accepted. */
+  readonly run: () => Promise<A>;
   /** Called once when the event is skipped after `maxFailures` failures (should not throw). */
-  readonly giveUp?: () => Promise<void>;
+  readonly giveUp?: () => Promise<A>;
 }
 
 export interface OrderedDispatcherOptions {
@@ -45,7 +51,7 @@ export interface OrderedDispatcherOptions {
 }
 
 export interface OrderedDispatcher {
-  dispatch(eventId: string, prepare: () => DispatchJob | undefined): Promise<DispatchOutcome>;
+  dispatch<A = void>(eventId: string, prepare: () => DispatchJob<A> | undefined): Promise<DispatchResult<A>>;
   /** Resolves when nothing is in flight. */
   idle(): Promise<void>;
 }
@@ -54,7 +60,7 @@ export function createOrderedDispatcher(options: OrderedDispatcherOptions): Orde
   const { logger, what } = options;
   const memory = options.memory ?? 2_048;
   const lanes = new Map<string, Promise<unknown>>();
-  const inFlight = new Map<string, Promise<DispatchOutcome>>();
+  const inFlight = new Map<string, Promise<DispatchResult<unknown>>>();
   const recent = new Set<string>();
   const failures = new Map<string, number>();
 
@@ -67,10 +73,9 @@ export function createOrderedDispatcher(options: OrderedDispatcherOptions): Orde
     }
   }
 
-  async function attempt(eventId: string, job: DispatchJob): Promise<DispatchOutcome> {
+  async function attempt<A>(eventId: string, job: DispatchJob<A>): Promise<DispatchResult<A>> {
     try {
-      await job.run();
-      return 'done';
+      return { outcome: 'done', answer: await job.run() };
     } catch (error) {
       const count = (failures.get(eventId) ?? 0) + 1;
       failures.delete(eventId);
@@ -81,20 +86,22 @@ export function createOrderedDispatcher(options: OrderedDispatcherOptions): Orde
           { eventId, attempts: count, err: options.describeError(error) },
           `${what} skipped after repeated failures; it will not be delivered again`,
         );
-        await job.giveUp?.();
-        return 'done';
+        return { outcome: 'done', answer: await job.giveUp?.() };
       }
       logger.warn(
         { eventId, attempt: count, err: options.describeError(error) },
         `${what} not accepted; it will be delivered again`,
       );
-      return 'failed';
+      return { outcome: 'failed' };
     }
   }
 
-  async function run(eventId: string, prepare: () => DispatchJob | undefined): Promise<DispatchOutcome> {
+  async function run<A>(
+    eventId: string,
+    prepare: () => DispatchJob<A> | undefined,
+  ): Promise<DispatchResult<A>> {
     const job = prepare();
-    if (job === undefined) return 'failed';
+    if (job === undefined) return { outcome: 'failed' };
     const lane = job.lane;
     if (lane === undefined) return attempt(eventId, job);
     const previous = lanes.get(lane) ?? Promise.resolve();
@@ -111,12 +118,13 @@ export function createOrderedDispatcher(options: OrderedDispatcherOptions): Orde
   }
 
   return {
-    dispatch(eventId, prepare) {
-      if (recent.has(eventId)) return Promise.resolve('done');
-      const running = inFlight.get(eventId);
+    dispatch<A>(eventId: string, prepare: () => DispatchJob<A> | undefined): Promise<DispatchResult<A>> {
+      if (recent.has(eventId)) return Promise.resolve({ outcome: 'done', answer: undefined });
+      // The same id runs one job, whose answer type its callers share.
+      const running = inFlight.get(eventId) as Promise<DispatchResult<A>> | undefined;
       if (running !== undefined) return running;
       const outcome = run(eventId, prepare).then((result) => {
-        if (result === 'done') {
+        if (result.outcome === 'done') {
           recent.add(eventId);
           failures.delete(eventId);
           bounded(recent);

@@ -63,8 +63,8 @@ export function createUpdateDispatcher(options: UpdateDispatcherOptions): Update
   }
 
   return {
-    dispatch(update) {
-      return dispatcher.dispatch(String(update.update_id), () => {
+    async dispatch(update) {
+      const result = await dispatcher.dispatch(String(update.update_id), () => {
         const identity = options.identity();
         if (identity === undefined) return undefined;
         const translation = translateUpdate(update, identity, options.now());
@@ -87,6 +87,7 @@ export function createUpdateDispatcher(options: UpdateDispatcherOptions): Update
             : {}),
         };
       });
+      return result.outcome;
     },
     idle: () => dispatcher.idle(),
   };

@@ -10,6 +10,9 @@ function deferred() {
   return { promise, resolve };
 }
 
+/** The outcome of a dispatch. */
+const outcome = async (result: Promise<{ readonly outcome: string }>) => (await result).outcome;
+
 function dispatcherWithLogs(maxFailures = 3) {
   const lines: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
@@ -43,12 +46,12 @@ describe('createOrderedDispatcher', () => {
       run: async () => void order.push('b1'),
     }));
     const click = dispatcher.dispatch('4', () => ({ run: async () => void order.push('click') }));
-    expect(await other).toBe('done');
-    expect(await click).toBe('done');
+    expect(await outcome(other)).toBe('done');
+    expect(await outcome(click)).toBe('done');
     // Neither waited for chat-a's first event.
     expect([...order].sort()).toEqual(['b1', 'click']);
     gate.resolve();
-    expect(await Promise.all([first, second])).toEqual(['done', 'done']);
+    expect(await Promise.all([outcome(first), outcome(second)])).toEqual(['done', 'done']);
     expect(order.slice(2)).toEqual(['a1', 'a2']);
   });
 
@@ -65,8 +68,8 @@ describe('createOrderedDispatcher', () => {
     const a = dispatcher.dispatch('7', job);
     const b = dispatcher.dispatch('7', job);
     gate.resolve();
-    expect(await Promise.all([a, b])).toEqual(['done', 'done']);
-    expect(await dispatcher.dispatch('7', job)).toBe('done');
+    expect(await Promise.all([outcome(a), outcome(b)])).toEqual(['done', 'done']);
+    expect(await outcome(dispatcher.dispatch('7', job))).toBe('done');
     expect(runs).toBe(1);
   });
 
@@ -82,29 +85,55 @@ describe('createOrderedDispatcher', () => {
         told += 1;
       },
     });
-    expect(await dispatcher.dispatch('9', failing)).toBe('failed');
-    expect(await dispatcher.dispatch('9', failing)).toBe('failed');
+    expect(await outcome(dispatcher.dispatch('9', failing))).toBe('failed');
+    expect(await outcome(dispatcher.dispatch('9', failing))).toBe('failed');
     expect(told).toBe(0);
-    expect(await dispatcher.dispatch('9', failing)).toBe('done');
+    expect(await outcome(dispatcher.dispatch('9', failing))).toBe('done');
     expect(told).toBe(1);
     expect(lines.filter((line) => line.includes('not accepted; it will be delivered again'))).toHaveLength(2);
     expect(lines.some((line) => line.includes('test event skipped after repeated failures'))).toBe(true);
     // Skipped means done: a later redelivery of the same id runs nothing.
-    expect(await dispatcher.dispatch('9', failing)).toBe('done');
+    expect(await outcome(dispatcher.dispatch('9', failing))).toBe('done');
     expect(told).toBe(1);
+  });
+
+  it("hands back the job's answer (a callback answered in the response), to a duplicate in flight too", async () => {
+    const { dispatcher } = dispatcherWithLogs(1);
+    const gate = deferred();
+    const job = () => ({
+      run: async () => {
+        await gate.promise;
+        return { toast: 'Approved' };
+      },
+    });
+    const first = dispatcher.dispatch('click-1', job);
+    const again = dispatcher.dispatch('click-1', job);
+    gate.resolve();
+    expect(await first).toEqual({ outcome: 'done', answer: { toast: 'Approved' } });
+    expect(await again).toEqual({ outcome: 'done', answer: { toast: 'Approved' } });
+    const failing = () => ({
+      run: async (): Promise<{ toast: string }> => {
+        throw new Error('down');
+      },
+      giveUp: async () => ({ toast: 'Sorry' }),
+    });
+    expect(await dispatcher.dispatch('click-2', failing)).toEqual({
+      outcome: 'done',
+      answer: { toast: 'Sorry' },
+    });
   });
 
   it('an adapter that is not ready fails the event without counting it', async () => {
     const { dispatcher } = dispatcherWithLogs(1);
-    expect(await dispatcher.dispatch('5', () => undefined)).toBe('failed');
-    expect(await dispatcher.dispatch('5', () => undefined)).toBe('failed');
+    expect(await outcome(dispatcher.dispatch('5', () => undefined))).toBe('failed');
+    expect(await outcome(dispatcher.dispatch('5', () => undefined))).toBe('failed');
     let ran = false;
     const job = () => ({
       run: async () => {
         ran = true;
       },
     });
-    expect(await dispatcher.dispatch('5', job)).toBe('done');
+    expect(await outcome(dispatcher.dispatch('5', job))).toBe('done');
     expect(ran).toBe(true);
   });
 
