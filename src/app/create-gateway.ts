@@ -97,6 +97,7 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
   // stops the start here.
   const httpAuth = options.role === 'gateway' ? httpAuthOf(config, logger) : undefined;
   const built = options.role === 'gateway' ? buildPlatforms(options) : [];
+  const routes = routesOf(built);
   mkdirSync(config.home, { recursive: true, mode: 0o700 });
   if (config.redis.url !== undefined) {
     await waitForRedis(config.redis.url, { timeoutMs: config.redis.connect_timeout_ms });
@@ -109,7 +110,7 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
         })
       : undefined;
   try {
-    return await assemble(options, { platforms: built, homeLock, httpAuth });
+    return await assemble(options, { platforms: built, routes, homeLock, httpAuth });
   } catch (error) {
     homeLock?.release();
     throw error;
@@ -142,10 +143,14 @@ function buildPlatforms(options: CreateGatewayOptions): Platform[] {
 /** Prefixes the gateway's own routes use; a platform's routes get one of their own. */
 const RESERVED_PREFIXES = ['/healthz', '/readyz', '/metrics'];
 
-/** Mounts each platform's routes under its prefix; two platforms never share one. */
-function mountRoutes(app: FastifyInstance, routes: readonly PlatformRoutes[], services: RouteServices): void {
+/** Every platform's routes (its own and its adapter's), each under a prefix no one else uses. */
+function routesOf(platforms: readonly Platform[]): PlatformRoutes[] {
+  const routes = platforms.flatMap((platform) => [
+    ...(platform.routes !== undefined ? [platform.routes] : []),
+    ...(platform.adapter?.routes !== undefined ? [platform.adapter.routes] : []),
+  ]);
   const taken = new Set(RESERVED_PREFIXES);
-  for (const { prefix, register } of routes) {
+  for (const { prefix } of routes) {
     if (!/^\/[a-z0-9][a-z0-9_-]*$/.test(prefix) || taken.has(prefix)) {
       throw new HermesError(
         'config_invalid',
@@ -153,6 +158,13 @@ function mountRoutes(app: FastifyInstance, routes: readonly PlatformRoutes[], se
       );
     }
     taken.add(prefix);
+  }
+  return routes;
+}
+
+/** Mounts each platform's routes under its prefix (checked by `routesOf`). */
+function mountRoutes(app: FastifyInstance, routes: readonly PlatformRoutes[], services: RouteServices): void {
+  for (const { prefix, register } of routes) {
     void app.register(async (scope) => register(scope, services), { prefix });
   }
 }
@@ -160,13 +172,14 @@ function mountRoutes(app: FastifyInstance, routes: readonly PlatformRoutes[], se
 /** What `createGateway` checked and took before the parts are built. */
 interface Prepared {
   readonly platforms: readonly Platform[];
+  readonly routes: readonly PlatformRoutes[];
   readonly homeLock: HomeLock | undefined;
   readonly httpAuth: ReturnType<typeof httpAuthOf> | undefined;
 }
 
 async function assemble(options: CreateGatewayOptions, prepared: Prepared): Promise<Gateway> {
   const { config, logger } = options;
-  const { platforms, homeLock, httpAuth } = prepared;
+  const { platforms, routes, homeLock, httpAuth } = prepared;
   const adapters = platforms.flatMap((platform) => platform.adapter ?? []);
   const store = createSqliteGatewayStore({ path: join(config.home, 'state.db'), logger });
   const runtime = await createToolRuntime({
@@ -298,17 +311,13 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
   let app: FastifyInstance | undefined;
   if (options.role === 'gateway') {
     app = createHttpServer({ logger, metrics, readiness, auth: httpAuth ?? httpAuthOf(config, logger) });
-    mountRoutes(
-      app,
-      platforms.flatMap((platform) => platform.routes ?? platform.adapter?.routes ?? []),
-      {
-        ingress,
-        deliverToChat:
-          adapters.length > 0
-            ? createDeliverToChat({ adapters: chatAdapters, delivery, store, now: Date.now })
-            : undefined,
-      },
-    );
+    mountRoutes(app, routes, {
+      ingress,
+      deliverToChat:
+        adapters.length > 0
+          ? createDeliverToChat({ adapters: chatAdapters, delivery, store, now: Date.now })
+          : undefined,
+    });
   }
 
   const timers: NodeJS.Timeout[] = [];
