@@ -1,12 +1,17 @@
+import type { Positional } from './detect-bindings.js';
 import type { RuleContext, VerbRules } from './detect-context.js';
 import { DANGEROUS } from './detect-keys.js';
-import { type Segment, shortLetters } from './shell-segment.js';
+import { heredocBodies } from './detect-literal-output.js';
+import { resolveLongOption, type Segment, shortLetters } from './shell-segment.js';
 import type { ShellWord } from './shell-types.js';
+import { staticWord } from './shell-word-builder.js';
 
 /**
  * Commands that run other commands: shells with `-c`, `eval`, `ssh host …`, `su -c`, heredocs
  * into a shell, interpreters with inline programs, and read-only tools with program flags.
  */
+
+export { heredocBodies } from './detect-literal-output.js';
 
 export const REMOTE_FETCHERS: ReadonlySet<string> = new Set([
   'curl',
@@ -23,33 +28,92 @@ export const REMOTE_FETCHERS: ReadonlySet<string> = new Set([
   'invoke-restmethod',
 ]);
 
-const SHELL_VALUE_OPTIONS = new Set(['-o', '+o', '-O', '+O', '--init-file', '--rcfile']);
+const SHELL_VALUE_OPTIONS = new Set(['--init-file', '--rcfile']);
+/** Files that name the shell's own stdin (or another inherited descriptor). */
+export const STDIN_FILES = /^(?:-|\/dev\/stdin|\/dev\/fd\/[0-9]+|\/proc\/[^/]+\/fd\/[0-9]+)$/;
 
-/** `bash -c CMD` → CMD; also says whether the shell reads its program from stdin. */
-export function shellInvocation(argv: readonly string[]): {
-  payload: string | undefined;
-  readsStdin: boolean;
-} {
+/** How a shell is invoked: its `-c` text, or the script it runs, or stdin. */
+export interface ShellCall {
+  /** The `-c` text. */
+  readonly payload: ShellWord | undefined;
+  /** The script file operand (not with `-c` or `-s`). */
+  readonly script: ShellWord | undefined;
+  /** The words after the payload or script: `$0 $1…` for `-c`, `$1…` otherwise. */
+  readonly rest: readonly ShellWord[];
+  /** No `-c` and no script (or `-s`): the program comes from stdin. */
+  readonly readsStdin: boolean;
+  /** `-n`, `--version`, `--help`: nothing is executed. */
+  readonly noExec: boolean;
+}
+
+export function shellCall(args: readonly ShellWord[]): ShellCall {
   let dashC = false;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
+  let dashS = false;
+  let noExec = false;
+  let start = args.length;
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = (args[i] as ShellWord).text;
     if (arg === '--' || arg === '-') {
-      const rest = argv[i + 1];
-      return dashC ? { payload: rest, readsStdin: false } : { payload: undefined, readsStdin: true };
+      start = i + 1;
+      break;
     }
     if (arg.startsWith('--')) {
+      if (arg === '--version' || arg === '--help') noExec = true;
       if (SHELL_VALUE_OPTIONS.has(arg)) i += 1;
       continue;
     }
     if ((arg.startsWith('-') || arg.startsWith('+')) && arg.length > 1) {
       const letters = arg.slice(1);
       if (letters.includes('c')) dashC = true;
+      if (letters.includes('s')) dashS = true;
+      if (letters.includes('n') && arg.startsWith('-')) noExec = true;
       if (letters.includes('o') || letters.includes('O')) i += 1;
       continue;
     }
-    return dashC ? { payload: arg, readsStdin: false } : { payload: undefined, readsStdin: false };
+    start = i;
+    break;
   }
-  return { payload: undefined, readsStdin: !dashC };
+  const operands = args.slice(start);
+  if (dashC)
+    return { payload: operands[0], script: undefined, rest: operands.slice(1), readsStdin: false, noExec };
+  if (dashS) return { payload: undefined, script: undefined, rest: operands, readsStdin: true, noExec };
+  const script = operands[0];
+  return { payload: undefined, script, rest: operands.slice(1), readsStdin: script === undefined, noExec };
+}
+
+/** `bash -c CMD` → CMD; also says whether the shell reads its program from stdin. */
+export function shellInvocation(argv: readonly string[]): {
+  payload: string | undefined;
+  readsStdin: boolean;
+} {
+  const call = shellCall(argv.map((text) => staticWord(text)));
+  const readsStdin = call.readsStdin || (call.script !== undefined && STDIN_FILES.test(call.script.text));
+  return { payload: call.payload?.text, readsStdin };
+}
+
+/** Positional parameters a payload runs with (`$0` first), or null when any is not known. */
+function positionalOf(words: readonly ShellWord[], zero: string): Positional {
+  if (words.some((word) => word.expanded || word.dynamic)) return null;
+  return words.length === 0 ? [zero] : words.map((word) => word.text);
+}
+
+/**
+ * Where a program that reads its code from stdin gets it. Heredocs and pipes are judged by
+ * their own rules; a plain file redirect is like a script file. Otherwise the code is whatever
+ * the terminal feeds in, which the command does not show.
+ */
+export function stdinSource(ctx: RuleContext): 'visible' | 'file' | 'unknown' {
+  if (ctx.stdinPiped) return 'visible';
+  for (const redirect of ctx.seg.redirects) {
+    if (redirect.op === '<<' || redirect.op === '<<-' || redirect.op === '<<<') return 'visible';
+    if (redirect.op === '<' && (redirect.fd === undefined || redirect.fd === 0)) {
+      const target = redirect.target;
+      if (target === undefined || target.expanded || target.subs.length > 0 || STDIN_FILES.test(target.text))
+        return 'unknown';
+      return 'file';
+    }
+  }
+  return 'unknown';
 }
 
 function substitutionsOf(seg: Segment): { word: ShellWord; process: boolean }[] {
@@ -97,58 +161,67 @@ function substitutedSources(ctx: RuleContext): void {
   }
 }
 
-export function heredocBodies(seg: Segment): string[] {
-  const out: string[] = [];
-  for (const redirect of seg.redirects) {
-    if (
-      redirect.body !== undefined &&
-      (redirect.op === '<<' || redirect.op === '<<-' || redirect.op === '<<<')
-    ) {
-      out.push(redirect.body);
-    }
-  }
-  return out;
-}
-
 function shell(ctx: RuleContext): void {
-  const { payload } = shellInvocation(ctx.seg.argv);
-  if (payload !== undefined) ctx.scanShell(payload);
+  const call = shellCall(ctx.seg.args);
+  if (call.payload !== undefined) {
+    ctx.runPayload(call.payload, positionalOf(call.rest, ctx.seg.verb));
+  } else if (call.script !== undefined && !call.noExec) {
+    if (call.script.expanded) ctx.danger(DANGEROUS.unresolvedProgram);
+    if (STDIN_FILES.test(call.script.text) && stdinSource(ctx) === 'unknown')
+      ctx.danger(DANGEROUS.stdinProgram);
+  } else if (call.readsStdin && !call.noExec && stdinSource(ctx) === 'unknown') {
+    ctx.danger(DANGEROUS.stdinProgram);
+  }
   for (const body of heredocBodies(ctx.seg)) {
     ctx.danger(DANGEROUS.shellHeredoc);
-    ctx.scanShell(body);
+    ctx.scanShell(body, false, positionalOf(call.rest, ctx.seg.verb));
   }
   substitutedSources(ctx);
 }
 
 function evalRule(ctx: RuleContext): void {
-  if (ctx.seg.argv.length > 0) ctx.scanShell(ctx.seg.argv.join(' '));
+  if (ctx.seg.args.some((word) => word.expanded)) ctx.danger(DANGEROUS.codeFromData);
+  if (ctx.seg.argv.length > 0) ctx.scanShell(ctx.seg.argv.join(' '), false, ctx.positional);
   substitutedSources(ctx);
 }
 
-/** Value of `-c CMD`, `-xc CMD`, `-cCMD`, `--command CMD` or `--command=CMD`. */
-function optionValue(argv: readonly string[], letter: string, long: string): string | undefined {
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
+/** Word holding the value of `-c CMD`, `-xc CMD`, `-cCMD`, `--command CMD` or `--command=CMD`. */
+function optionWord(args: readonly ShellWord[], letter: string, long: string): ShellWord | undefined {
+  for (let i = 0; i < args.length; i += 1) {
+    const word = args[i] as ShellWord;
+    const arg = word.text;
     if (arg === '--') return undefined;
-    if (arg === long) return argv[i + 1];
-    if (arg.startsWith(`${long}=`)) return arg.slice(long.length + 1);
+    if (arg === long || (long.length > 3 && arg.length > 3 && long.startsWith(arg) && arg.startsWith('--')))
+      return args[i + 1];
+    if (arg.startsWith(`${long}=`)) return { ...word, text: arg.slice(long.length + 1) };
     if (arg.startsWith('-') && !arg.startsWith('--')) {
       const at = arg.indexOf(letter, 1);
-      if (at > 0) return at === arg.length - 1 ? argv[i + 1] : arg.slice(at + 1);
+      if (at > 0) return at === arg.length - 1 ? args[i + 1] : { ...word, text: arg.slice(at + 1) };
     }
   }
   return undefined;
 }
 
 function su(ctx: RuleContext): void {
-  const command = optionValue(ctx.seg.argv, 'c', '--command');
-  if (command !== undefined) ctx.scanShell(command);
+  ctx.runPayload(optionWord(ctx.seg.args, 'c', '--command'));
 }
 
+/** `runuser -u USER [--] CMD…`, `runuser [-l] USER -c CMD`. */
 function runuser(ctx: RuleContext): void {
   su(ctx);
-  const dashes = ctx.seg.argv.indexOf('--');
-  if (dashes >= 0 && dashes + 1 < ctx.seg.args.length) ctx.scanWords(ctx.seg.args.slice(dashes + 1));
+  const { args, argv } = ctx.seg;
+  const dashes = argv.indexOf('--');
+  if (dashes >= 0) {
+    if (dashes + 1 < args.length) ctx.scanWords(args.slice(dashes + 1));
+    return;
+  }
+  if (!argv.some((arg) => arg === '-u' || arg === '--user' || arg.startsWith('--user='))) return;
+  let i = 0;
+  while (i < argv.length && (argv[i] as string).startsWith('-')) {
+    const arg = argv[i] as string;
+    i += /^-[ugGcsw]$|^--(?:user|group|supp-group|command|shell|whitelist-environment)$/.test(arg) ? 2 : 1;
+  }
+  if (i < args.length) ctx.scanWords(args.slice(i));
 }
 
 const SSH_VALUE_LETTERS = 'bcDEeFIiJLlmOopQRSWwB';
@@ -170,48 +243,102 @@ function ssh(ctx: RuleContext): void {
     for (let k = 1; k < arg.length; k += 1) {
       if (!SSH_VALUE_LETTERS.includes(arg[k] as string)) continue;
       const value = k === arg.length - 1 ? argv[++i] : arg.slice(k + 1);
-      if (arg[k] === 'o' && value !== undefined && /^(?:proxycommand|localcommand)[= ]/i.test(value)) {
+      if (
+        arg[k] === 'o' &&
+        value !== undefined &&
+        /^(?:proxycommand|localcommand|knownhostscommand)[= ]/i.test(value)
+      ) {
+        ctx.scanShell(value.replace(/^\w+[= ]/, ''));
+      }
+      if (arg[k] === 'o' && value !== undefined && /^remotecommand[= ]/i.test(value)) {
+        ctx.danger(DANGEROUS.remoteCommand);
         ctx.scanShell(value.replace(/^\w+[= ]/, ''));
       }
       break;
     }
   }
-  if (host >= 0 && host + 1 < argv.length) ctx.scanShell(argv.slice(host + 1).join(' '));
+  if (host >= 0 && host + 1 < argv.length) {
+    ctx.danger(DANGEROUS.remoteCommand);
+    if (ctx.seg.args.slice(host + 1).some((word) => word.expanded)) ctx.danger(DANGEROUS.codeFromData);
+    ctx.scanShell(argv.slice(host + 1).join(' '), false, ['bash']);
+  } else if (host >= 0 && stdinSource(ctx) !== 'unknown') {
+    // No command, but stdin is fed to the remote login shell.
+    ctx.danger(DANGEROUS.remoteCommand);
+    for (const body of heredocBodies(ctx.seg)) ctx.scanShell(body, true);
+  }
 }
 
+const ENV_LONGS = [
+  '--split-string',
+  '--ignore-environment',
+  '--null',
+  '--unset',
+  '--chdir',
+  '--argv0',
+  '--block-signal',
+  '--default-signal',
+  '--ignore-signal',
+  '--list-signal-handling',
+  '--debug',
+  '--help',
+  '--version',
+];
+
+/** `env -S 'cmd args'` / `--split-string` (any unambiguous prefix): the string becomes a command. */
 function envSplit(ctx: RuleContext): void {
-  const { argv } = ctx.seg;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
-    let payload: string | undefined;
-    if (arg === '-S' || arg === '--split-string') payload = argv.slice(i + 1).join(' ');
-    else if (arg.startsWith('--split-string=')) payload = [arg.slice(15), ...argv.slice(i + 1)].join(' ');
-    else if (arg.startsWith('-S')) payload = [arg.slice(2), ...argv.slice(i + 1)].join(' ');
+  const { args } = ctx.seg;
+  for (let i = 0; i < args.length; i += 1) {
+    const word = args[i] as ShellWord;
+    const arg = word.text;
+    let payload: ShellWord[] | undefined;
+    if (arg === '-S') payload = args.slice(i + 1);
+    else if (arg.startsWith('--') && resolveLongOption(arg, ENV_LONGS) === '--split-string') {
+      const eq = arg.indexOf('=');
+      payload = eq < 0 ? args.slice(i + 1) : [{ ...word, text: arg.slice(eq + 1) }, ...args.slice(i + 1)];
+    } else if (/^-[^-]*S/.test(arg)) {
+      const rest = arg.slice(arg.indexOf('S') + 1);
+      payload = rest === '' ? args.slice(i + 1) : [{ ...word, text: rest }, ...args.slice(i + 1)];
+    }
     if (payload !== undefined) {
-      ctx.scanShell(payload);
+      if (payload.some((part) => part.expanded)) ctx.danger(DANGEROUS.codeFromData);
+      ctx.scanShell(payload.map((part) => part.text).join(' '));
       return;
     }
   }
 }
 
 function flock(ctx: RuleContext): void {
-  const command = optionValue(ctx.seg.argv, 'c', '--command');
-  if (command !== undefined) ctx.scanShell(command);
+  ctx.runPayload(optionWord(ctx.seg.args, 'c', '--command'));
 }
 
+const WATCH_VALUED = new Set(['-n', '--interval', '-q', '--equexit', '--exit-on-change']);
+
+/** `watch [options] CMD…`: the words are joined and run by `sh -c` (unless `-x`). */
 function watch(ctx: RuleContext): void {
-  const { argv } = ctx.seg;
+  const { args } = ctx.seg;
   let i = 0;
-  while (i < argv.length && (argv[i] as string).startsWith('-')) {
-    const arg = argv[i] as string;
-    i += arg === '-n' || arg === '--interval' || arg === '-q' || arg === '--equexit' ? 2 : 1;
+  let exec = false;
+  while (i < args.length && (args[i] as ShellWord).text.startsWith('-')) {
+    const arg = (args[i] as ShellWord).text;
+    if (arg === '--') {
+      i += 1;
+      break;
+    }
+    if (arg === '-x' || arg === '--exec') exec = true;
+    i += WATCH_VALUED.has(arg) ? 2 : 1;
   }
-  if (i < argv.length) ctx.scanShell(argv.slice(i).join(' '));
+  const command = args.slice(i);
+  if (command.length === 0) return;
+  if (exec) {
+    ctx.scanWords(command);
+    return;
+  }
+  if (command.some((word) => word.expanded)) ctx.danger(DANGEROUS.codeFromData);
+  ctx.scanShell(command.map((word) => word.text).join(' '));
 }
 
 function script(ctx: RuleContext): void {
-  const command = optionValue(ctx.seg.argv, 'c', '--command');
-  if (command !== undefined) ctx.scanShell(command);
+  ctx.runPayload(optionWord(ctx.seg.args, 'c', '--command'));
 }
 
 const TMUX_RUNNERS = new Set([
@@ -258,7 +385,16 @@ function screen(ctx: RuleContext): void {
   else if (i < args.length) ctx.scanWords(args.slice(i));
 }
 
+/** `source FILE` / `. FILE`: a plain path is like running a script; anything else is data. */
 function sourceRule(ctx: RuleContext): void {
+  const file = ctx.seg.args.find((word) => word.text !== '--');
+  if (file !== undefined) {
+    if (file.subs.some((sub) => sub.kind === 'process-in' || sub.kind === 'process-out'))
+      ctx.danger(DANGEROUS.codeFromData);
+    else if (file.expanded) ctx.danger(DANGEROUS.unresolvedProgram);
+    if (STDIN_FILES.test(file.text) && file.text !== '-' && stdinSource(ctx) === 'unknown')
+      ctx.danger(DANGEROUS.stdinProgram);
+  }
   substitutedSources(ctx);
 }
 

@@ -1,5 +1,5 @@
 import type { CodeLanguage, RuleContext, VerbRules } from './detect-context.js';
-import { heredocBodies } from './detect-exec-rules.js';
+import { heredocBodies, STDIN_FILES, stdinSource } from './detect-exec-rules.js';
 import { DANGEROUS, readToolExecKey } from './detect-keys.js';
 import {
   isHermesConfigPath,
@@ -23,6 +23,8 @@ export interface InlineProgram {
   /** A script file (or `-`) is named: stdin is data, not the program. */
   readonly script: string | undefined;
   readonly files: string[];
+  /** Arguments before this index decide which program runs (options, code, module, script). */
+  readonly programEnd: number;
 }
 
 export interface InterpreterSpec {
@@ -80,9 +82,11 @@ export function parseInterpreter(argv: readonly string[], spec: InterpreterSpec)
   let inPlace = false;
   let module: string | undefined;
   let script: string | undefined;
+  let programEnd = -1;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     if (script !== undefined || module !== undefined || (code.length > 0 && !arg.startsWith('-'))) {
+      if (programEnd < 0) programEnd = i;
       files.push(arg.toLowerCase());
       continue;
     }
@@ -120,13 +124,27 @@ export function parseInterpreter(argv: readonly string[], spec: InterpreterSpec)
       }
     }
   }
-  return { code, inPlace, module, script, files };
+  return { code, inPlace, module, script, files, programEnd: programEnd < 0 ? argv.length : programEnd };
 }
+
+/** Options that print something and exit (no program runs, nothing is read from stdin). */
+const INFO_OPTIONS = /^(?:--version|-V|--help|-h|-v|-version|--ini|-i|-m|-S|-a)$/;
 
 function interpreter(ctx: RuleContext): void {
   const spec = INTERPRETERS.get(ctx.seg.family) ?? INTERPRETERS.get(ctx.seg.verb);
   if (spec === undefined) return;
   const program = parseInterpreter(ctx.seg.argv, spec);
+  if (ctx.seg.args.slice(0, program.programEnd).some((word) => word.expanded))
+    ctx.danger(DANGEROUS.unresolvedProgram);
+  const fromStdin =
+    program.code.length === 0 &&
+    program.module === undefined &&
+    (program.script === undefined || STDIN_FILES.test(program.script));
+  const info =
+    ctx.seg.argv.some((arg) => INFO_OPTIONS.test(arg)) &&
+    (spec.language !== 'python' || !ctx.seg.argv.includes('-i'));
+  if (fromStdin && !info && ctx.seg.verb !== 'bun' && stdinSource(ctx) === 'unknown')
+    ctx.danger(DANGEROUS.stdinProgram);
   if (program.code.length > 0) ctx.danger(DANGEROUS.scriptFlag);
   for (const code of program.code) ctx.scanCode(spec.language, code);
   if (program.module === 'pip' && operands(program.files)[0] === 'uninstall')
@@ -156,21 +174,52 @@ function deno(ctx: RuleContext): void {
   ctx.scanCode('node', code);
 }
 
+/** An awk program: flagged when it is data (`awk "$prog"`, `-f /dev/stdin`) or loads a library. */
+function awkProgram(ctx: RuleContext, word: ShellWord | undefined): void {
+  if (word === undefined) return;
+  if (word.expanded) ctx.danger(DANGEROUS.codeFromData);
+  ctx.scanCode('awk', word.text);
+}
+
 function awk(ctx: RuleContext): void {
-  const { argv } = ctx.seg;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
+  const { args } = ctx.seg;
+  let sourceGiven = false;
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = (args[i] as ShellWord).text;
     if (arg === '--') {
-      if (argv[i + 1] !== undefined) ctx.scanCode('awk', argv[i + 1] as string);
+      if (!sourceGiven) awkProgram(ctx, args[i + 1]);
       return;
     }
-    if (arg === '-f' || arg.startsWith('-f') || arg === '--file') return;
-    if (arg === '-v' || arg === '-F' || arg === '--assign' || arg === '--field-separator') {
+    if (arg === '-f' || arg === '--file' || (arg.startsWith('-f') && arg.length > 2)) {
+      const file = arg.length > 2 && !arg.startsWith('--') ? arg.slice(2) : args[++i]?.text;
+      if (file !== undefined && (STDIN_FILES.test(file) || (arg.length <= 2 && args[i]?.expanded === true)))
+        ctx.danger(DANGEROUS.codeFromData);
+      sourceGiven = true;
+      continue;
+    }
+    if (arg === '-e' || arg === '--source') {
+      awkProgram(ctx, args[++i]);
+      sourceGiven = true;
+      continue;
+    }
+    if (arg === '-l' || arg === '--load' || (arg.startsWith('-l') && arg.length > 2)) {
+      ctx.danger(DANGEROUS.optionProgram);
+      if (arg.length <= 2 || arg === '--load') i += 1;
+      continue;
+    }
+    if (
+      arg === '-v' ||
+      arg === '-F' ||
+      arg === '-i' ||
+      arg === '--assign' ||
+      arg === '--field-separator' ||
+      arg === '--include'
+    ) {
       i += 1;
       continue;
     }
     if (arg.startsWith('-') && arg.length > 1) continue;
-    ctx.scanCode('awk', arg);
+    if (!sourceGiven) awkProgram(ctx, args[i]);
     return;
   }
 }

@@ -1,3 +1,4 @@
+import { evaluateArithmetic } from './shell-arithmetic.js';
 import type { ShellCommand, ShellPipeline, ShellWord } from './shell-types.js';
 import { decodeAnsiC, ShellWordBuilder } from './shell-word-builder.js';
 
@@ -166,6 +167,10 @@ export abstract class ShellWordReader {
   private readDollar(builder: ShellWordBuilder, quoted: boolean): 'split' | undefined {
     const start = this.pos;
     const next = this.src[this.pos + 1];
+    if (next === '(' && this.src[this.pos + 2] === '(' && this.readArithmetic(builder, quoted, 3)) {
+      return undefined;
+    }
+    if (next === '[' && this.readArithmetic(builder, quoted, 2)) return undefined;
     if (next === '(') {
       this.pos += 2;
       const list: MutableList = { commands: [], pipelines: [] };
@@ -208,14 +213,14 @@ export abstract class ShellWordReader {
       return undefined;
     }
     if (next !== undefined && ((next >= '1' && next <= '9') || next === '@' || next === '*')) {
-      // Positional parameters are empty in a fresh `bash -c` / terminal command.
+      // Shown empty (as in a fresh `bash -c`); named so the detector can resolve or flag them.
       this.pos += 2;
-      builder.expansion('', quoted);
+      builder.expansion('', quoted, next);
       return undefined;
     }
     if (next !== undefined && '0#?$!-'.includes(next)) {
       this.pos += 2;
-      builder.expansion(`$${next}`, quoted);
+      builder.expansion(`$${next}`, quoted, next === '0' || next === '#' ? next : undefined);
       return undefined;
     }
     this.pos += 1;
@@ -269,8 +274,41 @@ export abstract class ShellWordReader {
       builder.expansion(stripQuotes(rest.slice(fallback[0].length)), quoted);
       return undefined;
     }
-    builder.expansion(`\${${content}}`, quoted, n === content.length && name !== '' ? name : undefined);
+    if (/^(?:[1-9][0-9]*|[@*])$/.test(content)) {
+      builder.expansion('', quoted, content);
+      return undefined;
+    }
+    builder.expansion(`\${${content}}`, quoted, braceName(content, name, n));
     return undefined;
+  }
+
+  /**
+   * `$((expr))` (`open` = 3) or `$[expr]` (`open` = 2). A constant expression becomes its value
+   * (`$((-1))` → `-1`); anything else stays an expansion whose substitutions are still read.
+   * False (nothing consumed) when `$((` turns out to open a command substitution.
+   */
+  private readArithmetic(builder: ShellWordBuilder, quoted: boolean, open: 2 | 3): boolean {
+    const close = open === 3 ? arithmeticEnd(this.src, this.pos + 3) : this.src.indexOf(']', this.pos + 2);
+    if (close < 0) return false;
+    const start = this.pos;
+    const content = this.src.slice(this.pos + open, close);
+    this.pos = close + (open === 3 ? 2 : 1);
+    const value = evaluateArithmetic(content);
+    if (value !== undefined) {
+      if (quoted) builder.literal(value);
+      else builder.unquoted(value);
+      return true;
+    }
+    if (content.includes('$') || content.includes('`')) {
+      const inner = this.child(content, this.depth + 1);
+      const scratch = new ShellWordBuilder();
+      inner.readDoubleQuoted(scratch, false);
+      builder.addSubs(scratch.finish()[0]?.subs ?? []);
+      if (inner.malformed) this.malformed = true;
+      if (inner.overflow) this.overflow = true;
+    }
+    builder.expansion(this.src.slice(start, this.pos), quoted);
+    return true;
   }
 
   private readBacktick(builder: ShellWordBuilder, quoted: boolean): void {
@@ -361,6 +399,27 @@ function isNameStart(c: string): boolean {
 
 function isNameChar(c: string): boolean {
   return isNameStart(c) || (c >= '0' && c <= '9');
+}
+
+/** The name a `${…}` form is resolved under: `x`, `arr[@]`, `arr[*]`, `arr[0]`; else undefined. */
+function braceName(content: string, name: string, n: number): string | undefined {
+  if (name === '') return undefined;
+  if (n === content.length) return name;
+  return /^\[(?:[@*]|[0-9]+)\]$/.test(content.slice(n)) ? content : undefined;
+}
+
+/** Index of the `))` closing an arithmetic expansion whose body starts at `from`, or -1. */
+function arithmeticEnd(src: string, from: number): number {
+  let depth = 0;
+  for (let j = from; j < src.length; j += 1) {
+    const c = src[j];
+    if (c === '(') depth += 1;
+    else if (c === ')') {
+      if (depth === 0) return src[j + 1] === ')' ? j : -1;
+      depth -= 1;
+    } else if (c === '\n' || c === ';' || c === '"' || c === "'") return -1;
+  }
+  return -1;
 }
 
 function stripQuotes(text: string): string {

@@ -1,0 +1,134 @@
+import type { Rule, RuleContext, VerbRules } from './detect-context.js';
+import { DANGEROUS } from './detect-keys.js';
+import { subcommandRules } from './detect-subcommands.js';
+import { operands } from './shell-segment.js';
+import type { ShellWord } from './shell-types.js';
+
+/**
+ * Arguments whose value decides what a command destroys or overwrites, when that value is only
+ * known at run time: `rm -f "$f"`, `kill $pid` (could be `-1`), `chmod 777 $(cat list)`,
+ * `> "$out"`, `mv a "$dest"`. Globs stay accepted (`rm -f build/*.o`); expansions do not.
+ */
+
+/** Every argument is a target, an option or a signal: any unknown one may be the worst. */
+const TARGET_VERBS = [
+  'rm',
+  'rmdir',
+  'unlink',
+  'shred',
+  'truncate',
+  'wipefs',
+  'blkdiscard',
+  'sgdisk',
+  'sfdisk',
+  'fdisk',
+  'parted',
+  'mkswap',
+  'mkfs',
+  'mke2fs',
+  'dd',
+  'kill',
+  'pkill',
+  'killall',
+  'chmod',
+  'chown',
+  'chgrp',
+  'chattr',
+  'setfacl',
+  'userdel',
+  'usermod',
+  'groupdel',
+  'passwd',
+  'fuser',
+  'zpool',
+  'zfs',
+  'lvremove',
+  'vgremove',
+  'pvremove',
+  'cryptsetup',
+  'mv',
+];
+/** `$!` (the last background job) and `$$` (this shell) are real pids, never `-1`. */
+const KNOWN_PIDS = new Set(['$!', '$$']);
+const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
+
+function targets(ctx: RuleContext): void {
+  const { seg } = ctx;
+  const kill = seg.verb === 'kill';
+  for (const word of seg.args) {
+    if (!word.expanded) continue;
+    if (kill && KNOWN_PIDS.has(word.text)) continue;
+    ctx.danger(DANGEROUS.unresolvedArgument);
+    return;
+  }
+}
+
+/** The destination word of cp/mv/ln/install: `-t DIR`, `--target-directory=DIR`, else the last operand. */
+function destinationWord(args: readonly ShellWord[]): ShellWord | undefined {
+  let last: ShellWord | undefined;
+  let options = true;
+  for (let i = 0; i < args.length; i += 1) {
+    const word = args[i] as ShellWord;
+    const text = word.text;
+    if (options && text === '--') options = false;
+    else if (options && (text === '-t' || text === '--target-directory')) return args[i + 1];
+    else if (options && text.startsWith('--target-directory=')) return word;
+    else if (options && /^-[^-]*t$/.test(text)) return args[i + 1];
+    else if (options && /^-[^-]*[SmogZ]$/.test(text)) i += 1;
+    else if (options && text.startsWith('-') && text.length > 1) continue;
+    else last = word;
+  }
+  return last;
+}
+
+function copyDestination(ctx: RuleContext): void {
+  const dest = destinationWord(ctx.seg.args);
+  if (dest?.expanded === true) ctx.danger(DANGEROUS.unresolvedWriteTarget);
+  if (dest !== undefined && !dest.expanded && optionLike(dest.text)) ctx.danger(DANGEROUS.optionNamedFile);
+}
+
+function tee(ctx: RuleContext): void {
+  for (const word of ctx.seg.args) {
+    if (word.expanded && !word.text.startsWith('-')) {
+      ctx.danger(DANGEROUS.unresolvedWriteTarget);
+      return;
+    }
+  }
+}
+
+/** A path whose last component starts with `-`: a glob over its directory hands it out as an option. */
+function optionLike(path: string): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  return base.length > 1 && base.startsWith('-');
+}
+
+/** `touch -- -rf`, `touch ./--checkpoint-action=exec=sh x.sh`, `mkdir ./-rf`. */
+function createsOptionFile(ctx: RuleContext): void {
+  const { argv } = ctx.seg;
+  const files = operands(argv);
+  const afterDashes = argv.indexOf('--');
+  const extra = afterDashes >= 0 ? argv.slice(afterDashes + 1).filter((arg) => arg.startsWith('-')) : [];
+  if ([...files, ...extra].some((file) => optionLike(file))) ctx.danger(DANGEROUS.optionNamedFile);
+}
+
+/** Output redirections to a file named by an expansion, or named like an option. */
+function writeTargets(ctx: RuleContext): void {
+  for (const redirect of ctx.seg.redirects) {
+    if (!WRITE_OPS.has(redirect.op) && redirect.op !== '>&') continue;
+    const target = redirect.target;
+    if (target === undefined) continue;
+    if (redirect.op === '>&' && /^(?:[0-9]+|-)$/.test(target.text)) continue;
+    if (target.expanded) ctx.danger(DANGEROUS.unresolvedWriteTarget);
+    else if (optionLike(target.text)) ctx.danger(DANGEROUS.optionNamedFile);
+  }
+}
+
+export const unresolvedGenericRules: readonly Rule[] = [writeTargets];
+
+export const unresolvedRules: readonly VerbRules[] = [
+  { verbs: TARGET_VERBS, run: targets },
+  { verbs: ['cp', 'mv', 'ln', 'install'], run: copyDestination },
+  { verbs: ['tee'], run: tee },
+  { verbs: ['touch', 'mkdir', 'mkfifo', 'mknod'], run: createsOptionFile },
+  ...subcommandRules,
+];
