@@ -1,6 +1,6 @@
 import type { Rule, RuleContext } from './detect-context.js';
 import { DANGEROUS } from './detect-keys.js';
-import { decodeEscapes } from './detect-literal-output.js';
+import { decodeEscapes, literalOutput } from './detect-literal-output.js';
 import type { ShellWord } from './shell-types.js';
 import { staticWord } from './shell-word-builder.js';
 
@@ -27,11 +27,14 @@ const PRINTERS = new Set([
 /** Most programs a command-position glob is tried against (the cost stays bounded). */
 const MAX_GLOB_CANDIDATES = 8;
 
-/** What a command word made only of `$(echo X)` / `$(which X)` stands for, and whether it printed it. */
+/**
+ * What a command word made only of `$(echo X)` / `$(which X)` stands for (as words: an unquoted
+ * `$(echo rm -rf ~)` is the whole command), and whether it was printed.
+ */
 function resolvedCommandWord(
   ctx: RuleContext,
   word: ShellWord,
-): { name: string; printed: boolean } | undefined {
+): { words: string[]; printed: boolean } | undefined {
   const sub = word.subs[0];
   if (
     word.subs.length !== 1 ||
@@ -43,12 +46,16 @@ function resolvedCommandWord(
   const segments = ctx.segmentsOf(sub.list);
   const only = segments[0];
   if (segments.length !== 1 || only === undefined) return undefined;
-  const args = only.argv.filter((arg) => !arg.startsWith('-'));
-  if (only.verb === 'echo' || only.verb === 'printf') {
-    return { name: decodeEscapes(args.join('')).trim(), printed: true };
+  const printed = literalOutput(only);
+  if (printed !== undefined) {
+    const text = printed[printed.length - 1] ?? '';
+    const words = word.quoted ? [text.trim()] : text.split(/\s+/).filter((part) => part !== '');
+    // `$(printf '\x72m')`-style pieces glued without spaces also count as one name.
+    return { words: words.length > 0 ? words : [decodeEscapes(only.argv.join('')).trim()], printed: true };
   }
+  const args = only.argv.filter((arg) => !arg.startsWith('-'));
   if (only.verb === 'which' || only.verb === 'type' || only.verb === 'command') {
-    return { name: args[args.length - 1] ?? '', printed: false };
+    return { words: [args[args.length - 1] ?? ''], printed: false };
   }
   return undefined;
 }
@@ -104,8 +111,8 @@ export function commandWordRule(programs: readonly string[]): Rule {
     }
     if (word.subs.length > 0) {
       const resolved = resolvedCommandWord(ctx, word);
-      if (resolved !== undefined && resolved.name !== '') {
-        ctx.scanWords([staticWord(resolved.name), ...ctx.seg.args]);
+      if (resolved !== undefined && resolved.words[0] !== '') {
+        ctx.scanWords([...resolved.words.map((text) => staticWord(text)), ...ctx.seg.args]);
         if (!resolved.printed) return;
       }
     }

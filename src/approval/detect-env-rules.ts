@@ -159,6 +159,9 @@ function wrapperAssignments(ctx: RuleContext): string[] {
 }
 
 export function envRule(ctx: RuleContext): void {
+  if (EXPORTERS.has(ctx.seg.verb) && ctx.seg.args.some((word) => word.splittable && !isAssignment(word.text)))
+    // `export $(grep -v '^#' .env | xargs)`: any name, LD_PRELOAD included.
+    ctx.danger(DANGEROUS.unresolvedEnvironment);
   const words = assignmentsOf(ctx);
   const extra = ctx.seg.wrappers.length > 0 ? wrapperAssignments(ctx) : [];
   if (words.length === 0 && extra.length === 0) return;

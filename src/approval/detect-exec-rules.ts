@@ -1,9 +1,9 @@
 import type { Positional } from './detect-bindings.js';
 import type { RuleContext, VerbRules } from './detect-context.js';
 import { DANGEROUS } from './detect-keys.js';
-import { heredocBodies } from './detect-literal-output.js';
-import { resolveLongOption, type Segment, shortLetters } from './shell-segment.js';
-import type { ShellWord } from './shell-types.js';
+import { heredocBodies, literalOutput } from './detect-literal-output.js';
+import { resolveLongOption, type Segment, shortLetters, verbName } from './shell-segment.js';
+import type { ShellList, ShellWord } from './shell-types.js';
 import { staticWord } from './shell-word-builder.js';
 
 /**
@@ -98,22 +98,27 @@ function positionalOf(words: readonly ShellWord[], zero: string): Positional {
 }
 
 /**
- * Where a program that reads its code from stdin gets it. Heredocs and pipes are judged by
- * their own rules; a plain file redirect is like a script file. Otherwise the code is whatever
- * the terminal feeds in, which the command does not show.
+ * Where a program that reads its code from stdin gets it. The terminal gives commands an empty
+ * stdin, so `none` means nothing runs; pipes and heredocs are judged by their own rules
+ * (`visible`); a plain file redirect is like a script file; a redirect from an expansion or a
+ * process substitution is code not known statically (`unknown`).
  */
-export function stdinSource(ctx: RuleContext): 'visible' | 'file' | 'unknown' {
+export function stdinSource(ctx: RuleContext): 'none' | 'visible' | 'file' | 'unknown' {
   if (ctx.stdinPiped) return 'visible';
   for (const redirect of ctx.seg.redirects) {
     if (redirect.op === '<<' || redirect.op === '<<-' || redirect.op === '<<<') return 'visible';
     if (redirect.op === '<' && (redirect.fd === undefined || redirect.fd === 0)) {
       const target = redirect.target;
-      if (target === undefined || target.expanded || target.subs.length > 0 || STDIN_FILES.test(target.text))
-        return 'unknown';
+      if (target === undefined || target.expanded || target.subs.length > 0) return 'unknown';
       return 'file';
     }
   }
-  return 'unknown';
+  return 'none';
+}
+
+/** Flags a program read from stdin when that stdin is redirected from something not known. */
+export function stdinProgram(ctx: RuleContext): void {
+  if (stdinSource(ctx) === 'unknown') ctx.danger(DANGEROUS.unresolvedProgram);
 }
 
 function substitutionsOf(seg: Segment): { word: ShellWord; process: boolean }[] {
@@ -167,10 +172,9 @@ function shell(ctx: RuleContext): void {
     ctx.runPayload(call.payload, positionalOf(call.rest, ctx.seg.verb));
   } else if (call.script !== undefined && !call.noExec) {
     if (call.script.expanded) ctx.danger(DANGEROUS.unresolvedProgram);
-    if (STDIN_FILES.test(call.script.text) && stdinSource(ctx) === 'unknown')
-      ctx.danger(DANGEROUS.stdinProgram);
-  } else if (call.readsStdin && !call.noExec && stdinSource(ctx) === 'unknown') {
-    ctx.danger(DANGEROUS.stdinProgram);
+    if (STDIN_FILES.test(call.script.text)) stdinProgram(ctx);
+  } else if (call.readsStdin && !call.noExec) {
+    stdinProgram(ctx);
   }
   for (const body of heredocBodies(ctx.seg)) {
     ctx.danger(DANGEROUS.shellHeredoc);
@@ -179,9 +183,63 @@ function shell(ctx: RuleContext): void {
   substitutedSources(ctx);
 }
 
+/**
+ * Programs whose output is, by design, shell code that sets up the environment
+ * (`eval "$(ssh-agent -s)"`, `source <(kubectl completion bash)`): the program is static and
+ * so is what it prints, in kind. Anything else evaluated from a substitution is data.
+ */
+const SETUP_PRINTERS: ReadonlyMap<string, RegExp> = new Map([
+  ['ssh-agent', /^(?:-[sc])?$/],
+  ['direnv', /^(?:hook|export) \w+$/],
+  ['pyenv', /^(?:init|virtualenv-init)(?: -| --path)*$/],
+  ['rbenv', /^init(?: -)?$/],
+  ['nodenv', /^init(?: -)?$/],
+  ['goenv', /^init(?: -)?$/],
+  ['jenv', /^init(?: -)?$/],
+  ['brew', /^shellenv(?: \w+)?$/],
+  ['fnm', /^env(?: --[\w-]+(?:=\S+)?)*$/],
+  ['zoxide', /^init \w+(?: --[\w-]+(?: \w+)?)*$/],
+  ['starship', /^init \w+$/],
+  ['mise', /^activate \w+$/],
+  ['conda', /^shell\.\w+ hook$/],
+  ['opam', /^env(?: --[\w-]+)*$/],
+  ['dircolors', /^(?:-[bc])?(?: [\w./~-]+)?$/],
+  ['keychain', /^--eval(?: [\w./~-]+)*$/],
+  ['thefuck', /^--alias(?: \w+)?$/],
+  ['luarocks', /^path$/],
+]);
+
+/** A substitution word that only runs a setup printer or a `completion` generator. */
+function setupPrinter(ctx: RuleContext, word: ShellWord): boolean {
+  const sub = word.subs[0];
+  if (word.subs.length !== 1 || sub === undefined) return false;
+  const segments = ctx.segmentsOf(sub.list);
+  const only = segments.length === 1 ? segments[0] : undefined;
+  const words = only?.command.words ?? [];
+  const first = words[0];
+  if (first === undefined || words.some((w) => w.expanded) || (only?.assignments.length ?? 0) > 0)
+    return false;
+  const args = words
+    .slice(1)
+    .map((w) => w.text)
+    .join(' ');
+  if (/^(?:completions?|--completion) (?:-s )?(?:bash|zsh|fish)$/.test(args)) return true;
+  return SETUP_PRINTERS.get(verbName(first.text))?.test(args) === true;
+}
+
 function evalRule(ctx: RuleContext): void {
-  if (ctx.seg.args.some((word) => word.expanded)) ctx.danger(DANGEROUS.codeFromData);
+  const words = ctx.seg.args;
+  if (words.length === 1 && setupPrinter(ctx, words[0] as ShellWord)) return;
+  if (words.some((word) => word.expanded)) ctx.danger(DANGEROUS.codeFromData);
   if (ctx.seg.argv.length > 0) ctx.scanShell(ctx.seg.argv.join(' '), false, ctx.positional);
+  // `eval "$(echo …)"`: what the substitution prints is what runs.
+  for (const word of words) {
+    if (word.subs.length !== 1) continue;
+    const segments = ctx.segmentsOf((word.subs[0] as { list: ShellList }).list);
+    const only = segments.length === 1 ? segments[0] : undefined;
+    for (const text of only === undefined ? [] : (literalOutput(only) ?? []))
+      ctx.scanShell(text, false, ctx.positional);
+  }
   substitutedSources(ctx);
 }
 
@@ -261,7 +319,7 @@ function ssh(ctx: RuleContext): void {
     ctx.danger(DANGEROUS.remoteCommand);
     if (ctx.seg.args.slice(host + 1).some((word) => word.expanded)) ctx.danger(DANGEROUS.codeFromData);
     ctx.scanShell(argv.slice(host + 1).join(' '), false, ['bash']);
-  } else if (host >= 0 && stdinSource(ctx) !== 'unknown') {
+  } else if (host >= 0 && stdinSource(ctx) !== 'none') {
     // No command, but stdin is fed to the remote login shell.
     ctx.danger(DANGEROUS.remoteCommand);
     for (const body of heredocBodies(ctx.seg)) ctx.scanShell(body, true);
@@ -389,19 +447,30 @@ function screen(ctx: RuleContext): void {
 function sourceRule(ctx: RuleContext): void {
   const file = ctx.seg.args.find((word) => word.text !== '--');
   if (file !== undefined) {
-    if (file.subs.some((sub) => sub.kind === 'process-in' || sub.kind === 'process-out'))
-      ctx.danger(DANGEROUS.codeFromData);
-    else if (file.expanded) ctx.danger(DANGEROUS.unresolvedProgram);
-    if (STDIN_FILES.test(file.text) && file.text !== '-' && stdinSource(ctx) === 'unknown')
-      ctx.danger(DANGEROUS.stdinProgram);
+    if (file.subs.some((sub) => sub.kind === 'process-in' || sub.kind === 'process-out')) {
+      if (!setupPrinter(ctx, file)) ctx.danger(DANGEROUS.codeFromData);
+    } else if (file.expanded) ctx.danger(DANGEROUS.unresolvedProgram);
+    if (STDIN_FILES.test(file.text) && file.text !== '-') {
+      stdinProgram(ctx);
+      for (const body of heredocBodies(ctx.seg)) {
+        ctx.danger(DANGEROUS.shellHeredoc);
+        ctx.scanShell(body, false, ctx.positional);
+      }
+    }
   }
   substitutedSources(ctx);
+}
+
+/** `enable -f lib.so name` loads a builtin from a shared object into the shell. */
+function enable(ctx: RuleContext): void {
+  if (ctx.seg.argv.some((arg) => /^-[a-zA-Z]*f/.test(arg))) ctx.danger(DANGEROUS.optionProgram);
 }
 
 export const execRules: readonly VerbRules[] = [
   { verbs: ['shell'], run: shell },
   { verbs: ['eval'], run: evalRule },
   { verbs: ['source', '.'], run: sourceRule },
+  { verbs: ['enable'], run: enable },
   { verbs: ['su', 'sg'], run: su },
   { verbs: ['runuser'], run: runuser },
   { verbs: ['ssh'], run: ssh },

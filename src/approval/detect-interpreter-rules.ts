@@ -1,5 +1,5 @@
 import type { CodeLanguage, RuleContext, VerbRules } from './detect-context.js';
-import { heredocBodies, STDIN_FILES, stdinSource } from './detect-exec-rules.js';
+import { heredocBodies, STDIN_FILES, stdinProgram } from './detect-exec-rules.js';
 import { DANGEROUS, readToolExecKey } from './detect-keys.js';
 import {
   isHermesConfigPath,
@@ -143,8 +143,7 @@ function interpreter(ctx: RuleContext): void {
   const info =
     ctx.seg.argv.some((arg) => INFO_OPTIONS.test(arg)) &&
     (spec.language !== 'python' || !ctx.seg.argv.includes('-i'));
-  if (fromStdin && !info && ctx.seg.verb !== 'bun' && stdinSource(ctx) === 'unknown')
-    ctx.danger(DANGEROUS.stdinProgram);
+  if (fromStdin && !info) stdinProgram(ctx);
   if (program.code.length > 0) ctx.danger(DANGEROUS.scriptFlag);
   for (const code of program.code) ctx.scanCode(spec.language, code);
   if (program.module === 'pip' && operands(program.files)[0] === 'uninstall')

@@ -135,6 +135,19 @@ export const RUNNERS: ReadonlyMap<string, readonly RunnerSpec[]> = new Map<strin
     ],
   ],
   ['npm', [NPM_EXEC, { ...NPM_EXEC, path: ['x'] }]],
+  // Reached only with `-c` (otherwise npx is peeled like sudo and its command judged).
+  [
+    'npx',
+    [
+      {
+        path: [],
+        valued: ['-p', '--package', '-w', '--workspace'],
+        payload: ['-c', '--call'],
+        payloadOnly: true,
+      },
+    ],
+  ],
+  ['pnpx', [{ path: [], valued: ['-p', '--package'], payload: ['-c', '--shell-mode'], payloadOnly: true }]],
   [
     'pnpm',
     [
