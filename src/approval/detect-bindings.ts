@@ -289,8 +289,7 @@ class ListBinder {
         this.printfVar(seg, inFunction);
         return;
       case 'unset':
-        if (!argv.includes('-f'))
-          for (const name of operands(argv)) if (this.vars.has(name)) this.setVar(name, [''], inFunction);
+        if (!argv.includes('-f')) for (const name of operands(argv)) this.vars.set(name, inFunction ? null : ['']);
         return;
       case 'eval':
       case 'source':

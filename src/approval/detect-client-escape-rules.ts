@@ -119,7 +119,9 @@ function stdinBodies(ctx: RuleContext, language: ClientLanguage): void {
 /** vim/vi/nvim/view/ex: commands given with `-c`, `--cmd`, `+cmd`, `-S`, `-s`, `-u`. */
 function vim(ctx: RuleContext): void {
   const { args } = ctx.seg;
-  const commands = values(args, ['-c', '-S', '-s', '-u', '-U', '-W', '-w'], ['--cmd']);
+  // In Ex mode (`ex`, `vim -e`) `-s` means silent; otherwise it names a script of typed keys.
+  const exMode = ctx.seg.verb === 'ex' || ctx.seg.argv.some((arg) => /^-[a-zA-Z]*[eE]/.test(arg) && !arg.startsWith('--'));
+  const commands = values(args, ['-c', '-S', ...(exMode ? [] : ['-s']), '-u', '-U', '-W', '-w'], ['--cmd']);
   for (const word of args) {
     const arg = word.text;
     if (arg.startsWith('+') && arg.length > 1 && !/^\+(?:[0-9]+|\/.*)$/.test(arg))

@@ -419,7 +419,9 @@ function pipModuleAt(argv: readonly string[]): number {
 export function canonicalSegments(seg: Segment): Segment[] {
   if (seg.family === 'python') {
     const at = pipModuleAt(seg.argv);
-    return at < 0 ? [] : [derived(seg, at, 'pip', 'pip')];
+    if (at < 0) return [];
+    const pip = derived(seg, at, 'pip', 'pip');
+    return [pip, ...canonicalSegments(pip)];
   }
   if (!TOOLS.has(seg.family) || seg.argv.length === 0 || !(seg.argv[0] as string).startsWith('-')) return [];
   const { index, alternative } = subcommandIndex(seg.family, seg.argv);
