@@ -133,6 +133,11 @@ class ShellParser extends ShellWordReader {
       if (this.pos >= this.len || this.overflow) break;
       const c = this.src[this.pos] as string;
       const next = this.src[this.pos + 1];
+      if (c === '(' && cmd.words.length > 0 && !parenthesesAllowed(cmd.words)) {
+        // `cmd (…)` is a syntax error (a function header was read at the start of the stage).
+        this.malformed = true;
+        break;
+      }
       if (c === '\n' || c === ';' || c === '|' || c === ')' || c === '(') break;
       if (c === '}' && closer === '}' && cmd.words.length === 0 && this.isWordEnd(this.pos + 1)) break;
       if (c === '&') {
@@ -350,4 +355,10 @@ function isNameChar(c: string): boolean {
     c !== '{' &&
     c !== '}'
   );
+}
+
+/** `case x in (a)…` and `[[ x =~ (a|b) ]]` use parentheses inside one command. */
+function parenthesesAllowed(words: readonly ShellWord[]): boolean {
+  const first = words[0];
+  return first !== undefined && !first.quoted && (first.text === 'case' || first.text === '[[');
 }
