@@ -289,7 +289,8 @@ class ListBinder {
         this.printfVar(seg, inFunction);
         return;
       case 'unset':
-        if (!argv.includes('-f')) for (const name of operands(argv)) this.vars.set(name, inFunction ? null : ['']);
+        if (!argv.includes('-f'))
+          for (const name of operands(argv)) this.vars.set(name, inFunction ? null : ['']);
         return;
       case 'eval':
       case 'source':

@@ -120,7 +120,8 @@ function stdinBodies(ctx: RuleContext, language: ClientLanguage): void {
 function vim(ctx: RuleContext): void {
   const { args } = ctx.seg;
   // In Ex mode (`ex`, `vim -e`) `-s` means silent; otherwise it names a script of typed keys.
-  const exMode = ctx.seg.verb === 'ex' || ctx.seg.argv.some((arg) => /^-[a-zA-Z]*[eE]/.test(arg) && !arg.startsWith('--'));
+  const exMode =
+    ctx.seg.verb === 'ex' || ctx.seg.argv.some((arg) => /^-[a-zA-Z]*[eE]/.test(arg) && !arg.startsWith('--'));
   const commands = values(args, ['-c', '-S', ...(exMode ? [] : ['-s']), '-u', '-U', '-W', '-w'], ['--cmd']);
   for (const word of args) {
     const arg = word.text;

@@ -159,6 +159,8 @@ export class DetectionRun {
    * they differ; quoting mistakes count only in the shell's view, and only when `strict`.
    */
   scanCommand(command: string, depth: number, strict: boolean, positional: Positional = null): void {
+    // Past the segment limit the verdict is already the parser-limit hardline: read no more.
+    if (this.segmentCount > MAX_SEGMENTS) return;
     const normalized = normalizeCommand(command, this.options);
     const shell = shellViewOfCommand(command, this.options);
     if (normalized === shell) {
@@ -197,7 +199,8 @@ export class DetectionRun {
   }
 
   analyzeWords(words: readonly ShellWord[], depth: number): void {
-    if (!this.spend(words.length, depth)) return;
+    if (this.segmentCount > MAX_SEGMENTS || !this.spend(words.length, depth)) return;
+    this.segmentCount += 1;
     const seg = peelCommand({ words, redirects: [], background: false });
     this.analyzeSegment(seg, depth, false, false, null);
   }

@@ -243,7 +243,11 @@ function readTool(ctx: RuleContext): void {
     if (option !== undefined) {
       ctx.danger(readToolExecKey(verb, option));
       // The program it names runs too: judge it (`man -P 'rm -rf ~' ls`).
-      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : arg === option ? argv[i + 1] : arg.slice(2);
+      const value = arg.includes('=')
+        ? arg.slice(arg.indexOf('=') + 1)
+        : arg === option
+          ? argv[i + 1]
+          : arg.slice(2);
       if (value !== undefined && option !== '-H' && option !== '--html') ctx.scanShell(value, true);
     }
     if ((args[i] as ShellWord).dynamic) dynamic = true;

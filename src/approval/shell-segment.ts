@@ -55,7 +55,6 @@ const KEYWORDS = new Set([
 ]);
 /** Reserved words after which the rest of the simple command is not a command. */
 const NON_COMMANDS = new Set(['for', 'select', 'case', 'in', 'esac']);
-const MAX_PEEL = 32;
 
 export const SHELL_NAMES: readonly string[] = [
   'bash',
@@ -130,7 +129,8 @@ export function peelCommand(command: ShellCommand): Segment {
   let i = 0;
   let skipName = false;
   let verbIndex = -1;
-  for (let guard = 0; i < words.length && guard < MAX_PEEL; guard += 1) {
+  // Every step consumes at least one word, so peeling is linear however many wrappers there are.
+  while (i < words.length) {
     const word = words[i] as ShellWord;
     const text = word.text;
     if (skipName) {
