@@ -105,6 +105,12 @@ function checkAssignment(ctx: RuleContext, word: ShellWord): void {
   const name = text.slice(0, text[eq - 1] === '+' ? eq - 1 : eq);
   const value = text.slice(eq + 1);
   const upper = name.toUpperCase();
+  if (upper.startsWith('BASH_FUNC_')) {
+    // An exported function: bash defines it from the environment (`BASH_FUNC_ls%%=() { …; }`).
+    ctx.danger(DANGEROUS.envCodeInjection);
+    ctx.scanShell(value.replace(/^\(\)\s*/, ''), true);
+    return;
+  }
   if (upper === 'ENV') {
     // Read by interactive POSIX shells only; `ENV=production` is an ordinary app setting.
     if (word.expanded || /[/~`$]|\.sh$/.test(value)) ctx.danger(DANGEROUS.envCodeInjection);

@@ -351,6 +351,39 @@ function pager(ctx: RuleContext): void {
   }
 }
 
+/** npm/pnpm/yarn settings that name a program run for scripts, editors, git… */
+const NPM_PROGRAM_KEYS = new Set([
+  'script-shell',
+  'shell',
+  'editor',
+  'browser',
+  'git',
+  'node-options',
+  'onload-script',
+  'init-module',
+  'viewer',
+  'globalconfig',
+  'userconfig',
+]);
+
+function npmLike(ctx: RuleContext): void {
+  const { argv, argl } = ctx.seg;
+  for (let i = 0; i < argl.length; i += 1) {
+    const arg = argl[i] as string;
+    if (arg === '--script-shell' || arg.startsWith('--script-shell=')) {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : (argv[i + 1] ?? '');
+      if (!isAcceptedProgram(value, ['bash', 'sh', 'zsh', 'dash'])) ctx.danger(DANGEROUS.optionProgram);
+    }
+  }
+  const ops = operands(argl);
+  const at = ops[0] === 'config' && ops[1] === 'set' ? 2 : ops[0] === 'set' ? 1 : -1;
+  if (at < 0) return;
+  for (const op of ops.slice(at)) {
+    const key = op.split('=')[0] ?? '';
+    if (NPM_PROGRAM_KEYS.has(key.replace(/^--/, ''))) ctx.danger(DANGEROUS.optionProgram);
+  }
+}
+
 // --- find -fprint, PowerShell -File ---------------------------------------------------------------
 
 function findWrites(ctx: RuleContext): void {
@@ -390,5 +423,6 @@ export const escapeRules: readonly VerbRules[] = [
   { verbs: ['less', 'more'], run: pager },
   { verbs: ['find', 'gfind'], run: findWrites },
   { verbs: ['powershell', 'pwsh'], run: powershell },
+  { verbs: ['npm', 'pnpm', 'yarn'], run: npmLike },
   ...clientEscapeRules,
 ];

@@ -312,6 +312,12 @@ function ssh(ctx: RuleContext): void {
         ctx.danger(DANGEROUS.remoteCommand);
         ctx.scanShell(value.replace(/^\w+[= ]/, ''));
       }
+      // A PKCS#11 / security-key provider is a shared library loaded into ssh.
+      if (
+        arg[k] === 'I' ||
+        (arg[k] === 'o' && /^(?:pkcs11provider|securitykeyprovider)[= ]/i.test(value ?? ''))
+      )
+        ctx.danger(DANGEROUS.optionProgram);
       break;
     }
   }
@@ -466,11 +472,29 @@ function enable(ctx: RuleContext): void {
   if (ctx.seg.argv.some((arg) => /^-[a-zA-Z]*f/.test(arg))) ctx.danger(DANGEROUS.optionProgram);
 }
 
+/** `ssh-keygen -D lib.so` (or `-S`/`-w` providers) loads a shared library. */
+function sshKeygen(ctx: RuleContext): void {
+  if (ctx.seg.argv.some((arg) => /^-[a-zA-Z]*[Dw]/.test(arg))) ctx.danger(DANGEROUS.optionProgram);
+}
+
+/** `mapfile -C CALLBACK`, `compgen -C CMD`, `complete -C CMD`: the shell runs the text. */
+function callbacks(ctx: RuleContext): void {
+  const { args } = ctx.seg;
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = (args[i] as ShellWord).text;
+    if (arg === '-C') ctx.runPayload(args[i + 1], ctx.positional);
+    else if (/^-C./.test(arg))
+      ctx.runPayload({ ...(args[i] as ShellWord), text: arg.slice(2) }, ctx.positional);
+  }
+}
+
 export const execRules: readonly VerbRules[] = [
   { verbs: ['shell'], run: shell },
   { verbs: ['eval'], run: evalRule },
   { verbs: ['source', '.'], run: sourceRule },
   { verbs: ['enable'], run: enable },
+  { verbs: ['ssh-keygen'], run: sshKeygen },
+  { verbs: ['mapfile', 'readarray', 'compgen', 'complete'], run: callbacks },
   { verbs: ['su', 'sg'], run: su },
   { verbs: ['runuser'], run: runuser },
   { verbs: ['ssh'], run: ssh },

@@ -32,13 +32,34 @@ export function literalOutput(seg: Segment): string[] | undefined {
     return decoded === text ? [text] : [text, decoded];
   }
   if (seg.verb === 'printf') {
-    const [format, ...rest] = seg.argv;
-    if (format === undefined) return undefined;
-    return [[decodeEscapes(format), ...rest].join(' ')];
+    const args = seg.argv[0] === '--' ? seg.argv.slice(1) : seg.argv;
+    const [format, ...rest] = args;
+    if (format === undefined || format === '-v') return undefined;
+    return [printfOutput(format, rest)];
   }
   if (seg.verb === 'cat' && operands(seg.argv).length === 0) {
     const bodies = heredocBodies(seg);
     return bodies.length > 0 ? bodies : undefined;
   }
   return undefined;
+}
+
+const CONVERSION = /%([-+ #0]*[0-9]*(?:\.[0-9]*)?)([sbdiouxXcqfeEgG%])/g;
+
+/** What `printf FORMAT ARGS…` prints: the format is reused until the arguments run out. */
+export function printfOutput(format: string, args: readonly string[]): string {
+  const template = decodeEscapes(format);
+  let out = '';
+  let next = 0;
+  for (let round = 0; round < 64; round += 1) {
+    let used = 0;
+    out += template.replace(CONVERSION, (_match, _flags: string, kind: string) => {
+      if (kind === '%') return '%';
+      used += 1;
+      const arg = args[next++] ?? '';
+      return kind === 'b' ? decodeEscapes(arg) : arg;
+    });
+    if (used === 0 || next >= args.length) break;
+  }
+  return out;
 }

@@ -63,26 +63,43 @@ function targets(ctx: RuleContext): void {
   }
 }
 
-/** The destination word of cp/mv/ln/install: `-t DIR`, `--target-directory=DIR`, else the last operand. */
-function destinationWord(args: readonly ShellWord[]): ShellWord | undefined {
-  let last: ShellWord | undefined;
+/** Operands of cp/mv/ln/install (values of `-m`, `-o`… skipped) and the destination word. */
+function copyWords(args: readonly ShellWord[]): { files: ShellWord[]; dest: ShellWord | undefined } {
+  const files: ShellWord[] = [];
   let options = true;
   for (let i = 0; i < args.length; i += 1) {
     const word = args[i] as ShellWord;
     const text = word.text;
     if (options && text === '--') options = false;
-    else if (options && (text === '-t' || text === '--target-directory')) return args[i + 1];
-    else if (options && text.startsWith('--target-directory=')) return word;
-    else if (options && /^-[^-]*t$/.test(text)) return args[i + 1];
+    else if (options && (text === '-t' || text === '--target-directory')) return { files, dest: args[i + 1] };
+    else if (options && text.startsWith('--target-directory=')) return { files, dest: word };
+    else if (options && /^-[^-]*t$/.test(text)) return { files, dest: args[i + 1] };
     else if (options && /^-[^-]*[SmogZ]$/.test(text)) i += 1;
     else if (options && text.startsWith('-') && text.length > 1) continue;
-    else last = word;
+    else files.push(word);
   }
-  return last;
+  return { files, dest: files[files.length - 1] };
+}
+
+/** Directories on a usual PATH: a program put there under a new name shadows another. */
+const PATH_DIR =
+  /^(?:\/usr\/local\/s?bin|\/usr\/s?bin|\/s?bin|~\/bin|~\/\.local\/bin|\/opt\/[^/]+\/bin)\/[^/]+$/;
+
+function baseOf(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
 }
 
 function copyDestination(ctx: RuleContext): void {
-  const dest = destinationWord(ctx.seg.args);
+  const { files, dest } = copyWords(ctx.seg.args);
+  const source = files.length === 2 ? files[0]?.text : undefined;
+  // `cp /bin/rm ~/.local/bin/ls`: every later `ls` runs rm.
+  if (
+    dest !== undefined &&
+    source !== undefined &&
+    PATH_DIR.test(dest.text) &&
+    baseOf(dest.text) !== baseOf(source)
+  )
+    ctx.danger(DANGEROUS.reboundName);
   if (dest?.expanded === true) ctx.danger(DANGEROUS.unresolvedWriteTarget);
   if (dest !== undefined && !dest.expanded && optionLike(dest.text)) ctx.danger(DANGEROUS.optionNamedFile);
 }

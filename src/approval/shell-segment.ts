@@ -243,7 +243,8 @@ function wrapperEnd(
       i += consumesNext ? 2 : 1;
       continue;
     }
-    if (spec.assignments === true && isAssignment(text)) {
+    // env and sudo take any `NAME=VALUE` word before the command, whatever the name holds.
+    if (spec.assignments === true && /^[^=-][^=]*=/.test(text)) {
       assignments.push(word);
       i += 1;
       continue;

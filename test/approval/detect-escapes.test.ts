@@ -124,6 +124,16 @@ const RUNNERS: readonly Row[] = [
   ["git rebase --exec 'npm test' main", 'safe', undefined],
   ["git difftool -x 'sh -c id'", 'dangerous', DANGEROUS.gitOptionExec],
   ["git filter-branch --tree-filter 'rm -rf ~' HEAD", 'hardline', HARDLINE.homeDelete],
+  [
+    'nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice rm -rf /',
+    'hardline',
+    HARDLINE.rootDelete,
+  ],
+  [
+    'sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root sudo -u root reboot',
+    'hardline',
+    HARDLINE.shutdown,
+  ],
 ];
 
 /** programs with a shell escape in an option or script */
@@ -233,6 +243,14 @@ const ESCAPES: readonly Row[] = [
   ['powershell -ExecutionPolicy Bypass -File deploy.ps1', 'dangerous', DANGEROUS.psFile],
   ['pwsh ./deploy.ps1', 'dangerous', DANGEROUS.psFile],
   ['pwsh -Command Get-Date', 'safe', undefined],
+  ['npm config set script-shell /tmp/evil', 'dangerous', DANGEROUS.optionProgram],
+  ['npm run build --script-shell=./evil', 'dangerous', DANGEROUS.optionProgram],
+  ['npm config set registry https://registry.example.com', 'safe', undefined],
+  ['ssh -I ./pkcs11.so host', 'dangerous', DANGEROUS.optionProgram],
+  ['ssh -o PKCS11Provider=./p.so host', 'dangerous', DANGEROUS.optionProgram],
+  ['ssh-keygen -D ./pkcs11.so', 'dangerous', DANGEROUS.optionProgram],
+  ["mapfile -C 'rm -rf ~' -c 1 < lines", 'hardline', HARDLINE.homeDelete],
+  ['compgen -C "$cmd" x', 'dangerous', DANGEROUS.codeFromData],
 ];
 
 /** environment that injects code or names a program */
@@ -279,6 +297,8 @@ const ENVIRONMENT: readonly Row[] = [
   ['SSH_ASKPASS=./evil ssh host', 'dangerous', DANGEROUS.envProgram],
   ["CC='sh -c id' make", 'dangerous', DANGEROUS.envProgram],
   ['CC=clang make', 'safe', undefined],
+  ["env 'BASH_FUNC_ls%%=() { rm -rf ~; }' bash -c ls", 'hardline', HARDLINE.homeDelete],
+  ["env 'BASH_FUNC_x%%=() { id; }' bash -c x", 'dangerous', DANGEROUS.envCodeInjection],
 ];
 
 /** Hermes parity: long-option prefixes, global options before subcommands, ${IFS}, arithmetic spellings of -1 */

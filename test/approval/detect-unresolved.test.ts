@@ -120,6 +120,9 @@ const REBOUND_NAMES: readonly Row[] = [
   ['cp /bin/rm ~/bin/cat\ncat -rf ~', 'hardline', HARDLINE.homeDelete],
   ['mv /tmp/payload ./build.sh && ./build.sh', 'dangerous', DANGEROUS.reboundName],
   ['cp "$src" ./tool && ./tool', 'dangerous', DANGEROUS.unresolvedCommand],
+  ['cp /bin/rm ~/.local/bin/ls', 'dangerous', DANGEROUS.reboundName],
+  ['install -m 755 ./evil /usr/local/bin/git', 'dangerous', DANGEROUS.reboundName],
+  ['ln -s ~/tools/rg/bin/rg ~/.local/bin/rg', 'safe', undefined],
 ];
 
 /** code from data: eval, source, trap, sh -c with expansions, text piped into a shell, scripts written then run, at/batch/crontab, make -f /dev/stdin */
@@ -193,6 +196,9 @@ const CODE_FROM_DATA: readonly Row[] = [
   ["gawk -l ./evil.so 'BEGIN{}'", 'dangerous', DANGEROUS.optionProgram],
   ["export $(grep -v '^#' .env | xargs)", 'dangerous', DANGEROUS.unresolvedEnvironment],
   ['enable -f ./evil.so cd', 'dangerous', DANGEROUS.optionProgram],
+  ["printf '%s' 'rm -rf ~' | bash", 'hardline', HARDLINE.homeDelete],
+  ["printf '%s %s %s' rm -rf / | sh", 'hardline', HARDLINE.rootDelete],
+  ["printf '%s\\n' ls pwd | sh", 'safe', undefined],
 ];
 
 /** arguments that decide what a destructive command does, write targets, option-named files */
