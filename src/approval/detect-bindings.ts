@@ -186,13 +186,18 @@ class ListBinder {
     }
     if (raw.includes('/') && this.written.has(key)) this.noteWritten(key, notes);
     if (SCRIPT_RUNNERS.has(seg.family)) {
+      const shell = seg.family === 'shell' || seg.family === 'source' || seg.family === '.';
       const script = operands(seg.argv).find((arg) => arg !== '-');
       if (script !== undefined && this.written.has(normalizePath(script)))
-        this.noteWritten(
-          normalizePath(script),
-          notes,
-          seg.family === 'shell' || seg.family === 'source' || seg.family === '.',
-        );
+        this.noteWritten(normalizePath(script), notes, shell);
+      // `sh < file` (or a FIFO) written earlier in the command.
+      for (const redirect of seg.redirects) {
+        const target = redirect.target;
+        if (redirect.op !== '<' || (redirect.fd !== undefined && redirect.fd !== 0) || target === undefined)
+          continue;
+        if (this.written.has(normalizePath(target.text)))
+          this.noteWritten(normalizePath(target.text), notes, shell);
+      }
     }
     if (seg.family === 'make') {
       const file = makefileOf(seg.argv);
@@ -397,7 +402,7 @@ class ListBinder {
       const content = redirect.op === '>' || redirect.op === '>|' ? (literalOutput(seg)?.[0] ?? null) : null;
       this.written.set(normalizePath(redirect.target.text), content);
     }
-    if (seg.verb === 'tee')
+    if (seg.verb === 'tee' || seg.verb === 'mkfifo')
       for (const file of operands(seg.argv)) this.written.set(normalizePath(file), null);
     if (seg.verb === 'dd') {
       for (const arg of seg.argv)

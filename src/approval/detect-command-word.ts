@@ -70,9 +70,19 @@ export function isStaticCommandWord(word: ShellWord): boolean {
 
 function globRegex(glob: string): RegExp | undefined {
   let pattern = '^';
+  const groups: string[] = [];
   for (let i = 0; i < glob.length && i < 64; i += 1) {
     const c = glob[i] as string;
-    if (c === '*') pattern += '.*';
+    if ('?*+@!'.includes(c) && glob[i + 1] === '(') {
+      // extglob: ?(p) *(p) +(p) @(p) as regex groups; !(p) as anything.
+      groups.push(c);
+      pattern += c === '!' ? '(?:.*|' : '(?:';
+      i += 1;
+    } else if (c === '|' && groups.length > 0) pattern += '|';
+    else if (c === ')' && groups.length > 0) {
+      const kind = groups.pop() as string;
+      pattern += kind === '@' || kind === '!' ? ')' : `)${kind}`;
+    } else if (c === '*') pattern += '.*';
     else if (c === '?') pattern += '.';
     else if (c === '[') {
       const close = glob.indexOf(']', i + 2);

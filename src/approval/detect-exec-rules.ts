@@ -44,12 +44,15 @@ export interface ShellCall {
   readonly readsStdin: boolean;
   /** `-n`, `--version`, `--help`: nothing is executed. */
   readonly noExec: boolean;
+  /** The `--rcfile`/`--init-file` an interactive shell runs first. */
+  readonly startup?: ShellWord | undefined;
 }
 
 export function shellCall(args: readonly ShellWord[]): ShellCall {
   let dashC = false;
   let dashS = false;
   let noExec = false;
+  let startup: ShellWord | undefined;
   let start = args.length;
   for (let i = 0; i < args.length; i += 1) {
     const arg = (args[i] as ShellWord).text;
@@ -59,7 +62,10 @@ export function shellCall(args: readonly ShellWord[]): ShellCall {
     }
     if (arg.startsWith('--')) {
       if (arg === '--version' || arg === '--help') noExec = true;
-      if (SHELL_VALUE_OPTIONS.has(arg)) i += 1;
+      if (SHELL_VALUE_OPTIONS.has(arg)) {
+        i += 1;
+        startup = args[i];
+      }
       continue;
     }
     if ((arg.startsWith('-') || arg.startsWith('+')) && arg.length > 1) {
@@ -75,10 +81,25 @@ export function shellCall(args: readonly ShellWord[]): ShellCall {
   }
   const operands = args.slice(start);
   if (dashC)
-    return { payload: operands[0], script: undefined, rest: operands.slice(1), readsStdin: false, noExec };
-  if (dashS) return { payload: undefined, script: undefined, rest: operands, readsStdin: true, noExec };
+    return {
+      payload: operands[0],
+      script: undefined,
+      rest: operands.slice(1),
+      readsStdin: false,
+      noExec,
+      startup,
+    };
+  if (dashS)
+    return { payload: undefined, script: undefined, rest: operands, readsStdin: true, noExec, startup };
   const script = operands[0];
-  return { payload: undefined, script, rest: operands.slice(1), readsStdin: script === undefined, noExec };
+  return {
+    payload: undefined,
+    script,
+    rest: operands.slice(1),
+    readsStdin: script === undefined,
+    noExec,
+    startup,
+  };
 }
 
 /** `bash -c CMD` → CMD; also says whether the shell reads its program from stdin. */
@@ -118,7 +139,10 @@ export function stdinSource(ctx: RuleContext): 'none' | 'visible' | 'file' | 'un
 
 /** Flags a program read from stdin when that stdin is redirected from something not known. */
 export function stdinProgram(ctx: RuleContext): void {
-  if (stdinSource(ctx) === 'unknown') ctx.danger(DANGEROUS.unresolvedProgram);
+  const first = ctx.seg.command.words[0];
+  // `coproc sh`: the rest of the command writes the program into its stdin.
+  if (first !== undefined && !first.quoted && first.text === 'coproc') ctx.danger(DANGEROUS.codeFromData);
+  else if (stdinSource(ctx) === 'unknown') ctx.danger(DANGEROUS.unresolvedProgram);
 }
 
 function substitutionsOf(seg: Segment): { word: ShellWord; process: boolean }[] {
@@ -168,6 +192,8 @@ function substitutedSources(ctx: RuleContext): void {
 
 function shell(ctx: RuleContext): void {
   const call = shellCall(ctx.seg.args);
+  if (call.startup !== undefined && (call.startup.expanded || STDIN_FILES.test(call.startup.text)))
+    ctx.danger(DANGEROUS.codeFromData);
   if (call.payload !== undefined) {
     ctx.runPayload(call.payload, positionalOf(call.rest, ctx.seg.verb));
   } else if (call.script !== undefined && !call.noExec) {

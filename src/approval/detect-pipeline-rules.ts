@@ -36,9 +36,9 @@ function updateUpstream(up: Upstream, seg: Segment): void {
 }
 
 /** What a pipeline sink does with the text on its stdin, when it runs it as code. */
-type StdinUse = 'shell' | 'code' | 'client' | 'parallel' | 'cron' | 'remote' | undefined;
+export type StdinUse = 'shell' | 'code' | 'client' | 'parallel' | 'cron' | 'remote' | undefined;
 
-function stdinUse(sink: Segment): StdinUse {
+export function stdinUse(sink: Segment): StdinUse {
   const { family, verb, argv, argl } = sink;
   if (family === 'shell') return shellInvocation(argv).readsStdin ? 'shell' : undefined;
   if ((verb === 'source' || verb === '.') && STDIN_FILES.test(argl[0] ?? '')) return 'shell';

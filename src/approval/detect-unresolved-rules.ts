@@ -1,5 +1,7 @@
 import type { Rule, RuleContext, VerbRules } from './detect-context.js';
 import { DANGEROUS } from './detect-keys.js';
+import { literalOutput } from './detect-literal-output.js';
+import { stdinUse } from './detect-pipeline-rules.js';
 import { subcommandRules } from './detect-subcommands.js';
 import { operands } from './shell-segment.js';
 import type { ShellWord } from './shell-types.js';
@@ -106,6 +108,7 @@ function copyDestination(ctx: RuleContext): void {
 
 function tee(ctx: RuleContext): void {
   for (const word of ctx.seg.args) {
+    if (processSink(ctx, word)) continue;
     if (word.expanded && !word.text.startsWith('-')) {
       ctx.danger(DANGEROUS.unresolvedWriteTarget);
       return;
@@ -128,6 +131,25 @@ function createsOptionFile(ctx: RuleContext): void {
   if ([...files, ...extra].some((file) => optionLike(file))) ctx.danger(DANGEROUS.optionNamedFile);
 }
 
+/**
+ * `> >(sh)`, `tee >(bash)`: output written into a process substitution is that command's stdin,
+ * like a pipe. True when the word is one (judged here: code for a shell is code from data).
+ */
+function processSink(ctx: RuleContext, word: ShellWord): boolean {
+  const sub = word.subs[0];
+  if (word.subs.length !== 1 || sub?.kind !== 'process-out' || !word.text.startsWith('>(')) return false;
+  const readers = ctx.segmentsOf(sub.list);
+  const reader = readers[0];
+  if (reader === undefined) return true;
+  const use = stdinUse(reader);
+  if (use === 'shell' || use === 'code' || use === 'parallel' || use === 'cron') {
+    const written = literalOutput(ctx.seg);
+    if (written === undefined) ctx.danger(DANGEROUS.codeFromData);
+    else for (const text of written) ctx.scanShell(text);
+  }
+  return true;
+}
+
 /** Output redirections to a file named by an expansion, or named like an option. */
 function writeTargets(ctx: RuleContext): void {
   for (const redirect of ctx.seg.redirects) {
@@ -135,6 +157,7 @@ function writeTargets(ctx: RuleContext): void {
     const target = redirect.target;
     if (target === undefined) continue;
     if (redirect.op === '>&' && /^(?:[0-9]+|-)$/.test(target.text)) continue;
+    if (processSink(ctx, target)) continue;
     if (target.expanded) ctx.danger(DANGEROUS.unresolvedWriteTarget);
     else if (optionLike(target.text)) ctx.danger(DANGEROUS.optionNamedFile);
   }

@@ -40,7 +40,8 @@ export class ShellWordBuilder {
     for (let i = 0; i < chunk.length; i += 1) {
       const c = chunk.charCodeAt(i);
       const at = this.text.length + i;
-      if (c === 0x2a || c === 0x3f || (c === 0x5b && chunk.indexOf(']', i + 2) > i)) {
+      // `(` reaches an unquoted chunk only inside an extglob group (`+(r)m`): a glob too.
+      if (c === 0x2a || c === 0x3f || c === 0x28 || (c === 0x5b && chunk.indexOf(']', i + 2) > i)) {
         // `[` starts a bracket expression only when a `]` closes it (`[` alone is the test command).
         this.dynamic = true;
         this.globAt = at;

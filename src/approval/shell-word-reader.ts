@@ -116,6 +116,8 @@ export abstract class ShellWordReader {
       } else {
         let j = this.pos + 1;
         while (j < this.len && isPlain(this.src[j] as string)) j += 1;
+        // An extglob pattern (`!(x)`, `+(a|b)`, `@(…)`): the parenthesised part belongs to the word.
+        if (this.src[j] === '(' && '?*+@!'.includes(this.src[j - 1] as string)) j = extglobEnd(this.src, j);
         builder.unquoted(this.src.slice(this.pos, j));
         this.pos = j;
       }
@@ -406,6 +408,21 @@ function braceName(content: string, name: string, n: number): string | undefined
   if (name === '') return undefined;
   if (n === content.length) return name;
   return /^\[(?:[@*]|[0-9]+)\]$/.test(content.slice(n)) ? content : undefined;
+}
+
+/** Index just after the `)` closing an extglob group opened at `open` (or `open` when unclosed). */
+function extglobEnd(src: string, open: number): number {
+  let depth = 0;
+  for (let j = open; j < src.length; j += 1) {
+    const c = src[j];
+    if (c === '(') depth += 1;
+    else if (c === ')') {
+      depth -= 1;
+      if (depth === 0) return j + 1;
+    } else if (c === ' ' || c === '\t' || c === '\n' || c === ';' || c === '&' || c === '"' || c === "'")
+      return open;
+  }
+  return open;
 }
 
 /** Index of the `))` closing an arithmetic expansion whose body starts at `from`, or -1. */

@@ -54,6 +54,10 @@ const COMMAND_POSITION: readonly Row[] = [
   ['${x:-rm} -rf ~', 'hardline', HARDLINE.homeDelete],
   ['${x:-rm} -rf ~', 'hardline', DANGEROUS.unresolvedCommand],
   ['r${z}m -rf ~', 'dangerous', DANGEROUS.obfuscatedName],
+  ['/bin/+(r)m -rf ~', 'hardline', HARDLINE.homeDelete],
+  ['/bin/@(rm|ls) -rf ~', 'hardline', DANGEROUS.unresolvedCommand],
+  ['/usr/bin/!(x)m -rf /', 'hardline', HARDLINE.rootDelete],
+  ['[ -f package.json ] && npm test', 'safe', undefined],
 ];
 
 /** positional parameters: empty at top level, set by `set --` and `bash -c … args`, unknown in function bodies */
@@ -199,6 +203,14 @@ const CODE_FROM_DATA: readonly Row[] = [
   ["printf '%s' 'rm -rf ~' | bash", 'hardline', HARDLINE.homeDelete],
   ["printf '%s %s %s' rm -rf / | sh", 'hardline', HARDLINE.rootDelete],
   ["printf '%s\\n' ls pwd | sh", 'safe', undefined],
+  ["echo 'rm -rf ~' > >(sh)", 'hardline', HARDLINE.homeDelete],
+  ['exec > >(bash); echo reboot', 'dangerous', DANGEROUS.codeFromData],
+  ['tee >(sh) < input.txt', 'dangerous', DANGEROUS.codeFromData],
+  ['exec > >(tee -a build.log) 2>&1', 'safe', undefined],
+  ['coproc sh; echo id >&"${COPROC[1]}"', 'dangerous', DANGEROUS.codeFromData],
+  ['bash --rcfile <(echo id) -i', 'dangerous', DANGEROUS.codeFromData],
+  ["mkfifo p; sh < p & echo 'rm -rf ~' > p", 'dangerous', DANGEROUS.writtenThenRun],
+  ["echo 'rm -rf ~' > x; sh < x", 'hardline', HARDLINE.homeDelete],
 ];
 
 /** arguments that decide what a destructive command does, write targets, option-named files */
