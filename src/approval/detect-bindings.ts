@@ -120,7 +120,25 @@ class ListBinder {
     return { kind: 'scalar', text: items[0] ?? '' };
   }
 
+  /** `"$dir/rm"`, `r${x}m` with every name bound to a constant: the word as text. */
+  private fold(word: ShellWord, inFunction: boolean): ShellWord[] | undefined {
+    let text = '';
+    for (const part of word.parts ?? []) {
+      if ('text' in part) {
+        text += part.text;
+        continue;
+      }
+      const value = this.lookup(part.name, inFunction);
+      if (value === undefined || value.kind !== 'scalar') return undefined;
+      // Unquoted, a value with blanks or glob characters would split or match files.
+      if (!part.quoted && (this.ifsChanged || /[\s*?[]/.test(value.text))) return undefined;
+      text += value.text;
+    }
+    return [{ ...staticWord(text, word.quoted), mixedName: word.mixedName }];
+  }
+
   private expand(word: ShellWord, inFunction: boolean): ShellWord[] | undefined {
+    if (word.parts !== undefined) return this.fold(word, inFunction);
     const name = word.expansionName;
     if (name === undefined) return undefined;
     const value = this.lookup(name, inFunction);

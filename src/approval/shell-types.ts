@@ -40,7 +40,15 @@ export interface ShellWord {
   readonly baseGlob: boolean;
   /** Elements of an array assignment `NAME=(a b c)`, when this word is one. */
   readonly elements?: readonly ShellWord[];
+  /**
+   * For a word mixing text with plain variable expansions only (`"$dir/rm"`, `r${x}m`): its
+   * pieces, so names bound earlier in the command can be folded in.
+   */
+  readonly parts?: readonly WordPart[];
 }
+
+/** A piece of a word: literal text, or a `$NAME` / `${NAME}` expansion. */
+export type WordPart = { readonly text: string } | { readonly name: string; readonly quoted: boolean };
 
 export interface ShellRedirect {
   /** `>`, `>>`, `>|`, `&>`, `&>>`, `<>`, `>&`, `<`, `<&`, `<<`, `<<-`, `<<<`. */

@@ -1,4 +1,4 @@
-import type { ShellSubstitution, ShellWord } from './shell-types.js';
+import type { ShellSubstitution, ShellWord, WordPart } from './shell-types.js';
 
 /** At most this many words come out of one brace expansion (`{a,b,c}`). */
 const MAX_BRACE_ITEMS = 32;
@@ -15,6 +15,8 @@ export class ShellWordBuilder {
   private splittable = false;
   private globAt = -1;
   private slashAt = -1;
+  private readonly parts: WordPart[] = [];
+  private foldable = true;
   private pieces = 0;
   private expansions = 0;
   private baseExpansions = 0;
@@ -45,6 +47,7 @@ export class ShellWordBuilder {
         // `[` starts a bracket expression only when a `]` closes it (`[` alone is the test command).
         this.dynamic = true;
         this.globAt = at;
+        this.foldable = false;
       } else if (c === 0x7b) this.braceOpenAt(at);
       else if (c === 0x7d) this.braceCloseAt(at);
       else if (c === 0x2c && this.braceDepth === 1 && this.braceClose < 0) this.braceCommas.push(at);
@@ -74,6 +77,8 @@ export class ShellWordBuilder {
     this.expansions += 1;
     this.baseExpansions += 1;
     if (sub !== undefined) this.subs.push(sub);
+    if (name === undefined || sub !== undefined) this.foldable = false;
+    else this.parts.push({ name, quoted });
     this.expanded = true;
     if (quoted) this.quoted = true;
     else {
@@ -91,6 +96,7 @@ export class ShellWordBuilder {
 
   /** Substitutions found somewhere the word does not show (e.g. inside `${x:-$(cmd)}`). */
   addSubs(subs: readonly ShellSubstitution[]): void {
+    if (subs.length > 0) this.foldable = false;
     for (const sub of subs) this.subs.push(sub);
   }
 
@@ -111,6 +117,7 @@ export class ShellWordBuilder {
       splittable: this.splittable,
       baseDynamic: this.baseExpansions > 0 || baseGlob,
       baseGlob,
+      ...(this.foldable && this.expansions > 0 && !sole ? { parts: this.parts } : {}),
     };
     if (this.braceBroken || this.braceOpen < 0 || this.braceClose < 0 || this.braceCommas.length === 0) {
       return [base];
@@ -121,12 +128,13 @@ export class ShellWordBuilder {
     const words: ShellWord[] = [];
     for (let i = 0; i + 1 < cuts.length && words.length < MAX_BRACE_ITEMS; i += 1) {
       const item = this.text.slice((cuts[i] as number) + 1, cuts[i + 1] as number);
-      words.push({ ...base, text: prefix + item + suffix, expansionName: undefined });
+      words.push({ ...base, text: prefix + item + suffix, expansionName: undefined, parts: undefined });
     }
     return words;
   }
 
   private appendLiteral(chunk: string): void {
+    if (chunk !== '') this.parts.push({ text: chunk });
     const slash = chunk.lastIndexOf('/');
     if (slash >= 0) {
       this.slashAt = this.text.length + slash;

@@ -106,6 +106,12 @@ const BOUND_VARIABLES: readonly Row[] = [
   ['declare -n r=x; x=rm; $r -rf ~', 'dangerous', DANGEROUS.unresolvedCommand],
   ['getopts ab c; $c -rf ~', 'dangerous', DANGEROUS.unresolvedCommand],
   ['unset c; $c rm -rf ~', 'hardline', HARDLINE.homeDelete],
+  ['d=/usr/bin; "$d/rm" -rf /', 'hardline', HARDLINE.rootDelete],
+  ['x=m; r${x} -rf ~', 'hardline', HARDLINE.homeDelete],
+  ['a=r; b=m; $a$b -rf /', 'hardline', DANGEROUS.obfuscatedName],
+  ['export NVM_DIR="$HOME/.nvm"; . "$NVM_DIR/nvm.sh"', 'safe', undefined],
+  ['v=1.2; echo "v$v" > "out-$v.txt"', 'safe', undefined],
+  ['d=/tmp/a; rm -f "$d/$f"', 'dangerous', DANGEROUS.unresolvedArgument],
 ];
 
 /** names rebound by alias, hash -p, or a copy/link of a program */
