@@ -1,3 +1,14 @@
+import {
+  baseName,
+  boundNames,
+  copyOperands,
+  decodeBackslashes,
+  makefileOf,
+  normalizePath,
+  replaceVerb,
+  splitFields,
+  valueWord,
+} from './detect-binding-helpers.js';
 import { DANGEROUS } from './detect-keys.js';
 import { literalOutput } from './detect-literal-output.js';
 import { isAssignment, operands, peelCommand, type Segment, verbName } from './shell-segment.js';
@@ -52,28 +63,6 @@ const SCRIPT_RUNNERS = new Set([
   'bun',
   'lua',
 ]);
-
-/** `./a/./b` → `a/b`, for comparing a path written with the path run. */
-function normalizePath(path: string): string {
-  let out = path;
-  while (out.startsWith('./')) out = out.slice(2);
-  return out.replaceAll('/./', '/');
-}
-
-function baseName(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1);
-}
-
-/** A substituted value as a word: unquoted text with glob characters stays a glob. */
-function valueWord(text: string, quoted: boolean): ShellWord {
-  if (quoted || !/[*?[]/.test(text)) return staticWord(text, quoted);
-  const baseGlob = /[*?[]/.test(baseName(text));
-  return { ...staticWord(text), dynamic: true, baseGlob, baseDynamic: baseGlob };
-}
-
-function splitFields(text: string): string[] {
-  return text.split(/[ \t\n]+/).filter((part) => part !== '');
-}
 
 class ListBinder {
   private readonly vars = new Map<string, readonly string[] | null>();
@@ -427,67 +416,6 @@ class ListBinder {
         if (arg.startsWith('of=')) this.written.set(normalizePath(arg.slice(3)), null);
     }
   }
-}
-
-function replaceVerb(seg: Segment, program: string): Segment {
-  const index = seg.verbWord === undefined ? -1 : seg.command.words.indexOf(seg.verbWord);
-  if (index < 0) return seg;
-  const words = [...seg.command.words];
-  words[index] = staticWord(program);
-  return peelCommand({ ...seg.command, words });
-}
-
-/** Source and destination operands of cp/mv/ln/install; undefined with `-t DIR` (names kept). */
-function copyOperands(argv: readonly string[]): string[] | undefined {
-  const files: string[] = [];
-  let options = true;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
-    if (options && arg === '--') options = false;
-    else if (options && (arg === '-t' || arg.startsWith('--target-directory') || /^-[^-]*t/.test(arg)))
-      return undefined;
-    else if (options && /^-[^-]*[SmogZ]$/.test(arg)) i += 1;
-    else if (options && arg.startsWith('-') && arg.length > 1) continue;
-    else files.push(arg);
-  }
-  return files;
-}
-
-function makefileOf(argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
-    if (arg === '-f' || arg === '--file' || arg === '--makefile') return argv[i + 1];
-    if (arg.startsWith('--file=') || arg.startsWith('--makefile=')) return arg.slice(arg.indexOf('=') + 1);
-    if (/^-f./.test(arg)) return arg.slice(2);
-  }
-  return undefined;
-}
-
-/** Names `read`, `mapfile`, `getopts`, `let` assign. */
-function boundNames(verb: string, argv: readonly string[]): string[] {
-  if (verb === 'let')
-    return argv.map((arg) => /^[A-Za-z_][A-Za-z0-9_]*/.exec(arg)?.[0] ?? '').filter((n) => n !== '');
-  if (verb === 'getopts') return [argv[1] ?? '', 'OPTARG', 'OPTIND'];
-  const valued = verb === 'read' ? 'adinNptu' : 'dnOsuCc';
-  const names: string[] = [];
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
-    if (/^-[a-zA-Z]+$/.test(arg)) {
-      const last = arg[arg.length - 1] as string;
-      if (valued.includes(last)) {
-        if (last === 'a') names.push(argv[i + 1] ?? '');
-        i += 1;
-      }
-      continue;
-    }
-    names.push(arg);
-  }
-  if (names.length === 0) names.push(verb === 'read' ? 'REPLY' : 'MAPFILE');
-  return names;
-}
-
-function decodeBackslashes(text: string): string {
-  return text.replace(/\\n/g, '\n').replace(/\\t/g, '\t');
 }
 
 /** Peels every command of a list in order, resolving names as the list binds them. */

@@ -1,9 +1,11 @@
 import { clientEscapeRules } from './detect-client-escape-rules.js';
 import type { RuleContext, VerbRules } from './detect-context.js';
 import { DANGEROUS } from './detect-keys.js';
-import { isBlockDevice, isHermesHomePath, isSensitiveWriteTarget } from './detect-paths.js';
-import { COMPRESSORS, isAcceptedProgram, SSH_PROGRAMS } from './detect-programs.js';
-import { sedEffects } from './sed-script.js';
+import { optionCommand, SSH_PROGRAMS, writesOutside } from './detect-option-command.js';
+import { isSensitiveWriteTarget } from './detect-paths.js';
+import { isAcceptedProgram } from './detect-programs.js';
+import { sedRules } from './detect-sed-rules.js';
+import { tarRules } from './detect-tar-rules.js';
 import { operands, resolveLongOption } from './shell-segment.js';
 import type { ShellWord } from './shell-types.js';
 
@@ -15,246 +17,7 @@ import type { ShellWord } from './shell-types.js';
  * understood; anything else needs approval, and the command it names is scanned.
  */
 
-/** Scans `command` (the value of an option) and flags it unless it runs one accepted program. */
-function optionCommand(
-  ctx: RuleContext,
-  command: string,
-  word: ShellWord | undefined,
-  accepted: readonly string[],
-  key: string,
-): void {
-  ctx.scanShell(command);
-  if (word?.expanded === true || !isAcceptedProgram(command, accepted)) ctx.danger(key);
-}
-
-/** Outside the working tree, or not known: absolute, home-relative, `..`, or an expansion. */
-function writesOutside(path: string, expanded: boolean): boolean {
-  if (expanded) return true;
-  if (path === '/dev/stdout' || path === '/dev/stderr' || path === '/dev/null') return false;
-  return path.startsWith('/') || path.startsWith('~') || path.split('/').includes('..');
-}
-
-// --- sed -----------------------------------------------------------------------------------------
-
-const SED_LONGS = [
-  '--expression',
-  '--file',
-  '--in-place',
-  '--sandbox',
-  '--quiet',
-  '--silent',
-  '--regexp-extended',
-  '--separate',
-  '--null-data',
-  '--zero-terminated',
-  '--unbuffered',
-  '--line-length',
-  '--posix',
-  '--debug',
-  '--follow-symlinks',
-  '--binary',
-  '--help',
-  '--version',
-];
-const STDIN_FILES = /^(?:-|\/dev\/stdin|\/dev\/fd\/[0-9]+|\/proc\/[^/]+\/fd\/[0-9]+)$/;
-
-function sed(ctx: RuleContext): void {
-  const { args } = ctx.seg;
-  const scripts: ShellWord[] = [];
-  const files: ShellWord[] = [];
-  let sandbox = false;
-  let inPlace = false;
-  let scriptFile = false;
-  let options = true;
-  for (let i = 0; i < args.length; i += 1) {
-    const word = args[i] as ShellWord;
-    const arg = word.text;
-    if (options && arg === '--') {
-      options = false;
-      continue;
-    }
-    if (options && arg.startsWith('--')) {
-      const name = resolveLongOption(arg, SED_LONGS);
-      const eq = arg.indexOf('=');
-      const value = eq >= 0 ? { ...word, text: arg.slice(eq + 1) } : args[++i];
-      if (name === '--sandbox') sandbox = true;
-      if (name === '--in-place') inPlace = true;
-      if (name === '--in-place' || name === '--line-length') {
-        if (eq < 0 && name === '--in-place') i -= 1;
-        continue;
-      }
-      if (name === '--expression' && value !== undefined) scripts.push(value);
-      else if (name === '--file' && value !== undefined) {
-        scriptFile = true;
-        if (STDIN_FILES.test(value.text) || value.expanded) ctx.danger(DANGEROUS.codeFromData);
-      } else if (eq < 0) i -= 1;
-      continue;
-    }
-    if (options && arg.startsWith('-') && arg.length > 1) {
-      for (let k = 1; k < arg.length; k += 1) {
-        const letter = arg[k];
-        if (letter === 'i') {
-          inPlace = true;
-          break;
-        }
-        if (letter === 'e' || letter === 'f' || letter === 'l') {
-          const rest = arg.slice(k + 1);
-          const value = rest !== '' ? { ...word, text: rest } : args[++i];
-          if (letter === 'e' && value !== undefined) scripts.push(value);
-          if (letter === 'f' && value !== undefined) {
-            scriptFile = true;
-            if (STDIN_FILES.test(value.text) || value.expanded) ctx.danger(DANGEROUS.codeFromData);
-          }
-          break;
-        }
-      }
-      continue;
-    }
-    if (scripts.length === 0 && !scriptFile) scripts.push(word);
-    else files.push(word);
-  }
-  if (inPlace && files.some((file) => file.expanded)) ctx.danger(DANGEROUS.unresolvedWriteTarget);
-  if (sandbox) return;
-  for (const script of scripts) {
-    if (script.expanded) ctx.danger(DANGEROUS.codeFromData);
-    const { exec, writes } = sedEffects(script.text);
-    for (const command of exec) {
-      ctx.danger(DANGEROUS.sedExec);
-      if (command !== '') ctx.scanShell(command);
-    }
-    for (const target of writes) {
-      const lower = target.toLowerCase();
-      if (
-        isBlockDevice(lower) ||
-        isSensitiveWriteTarget(lower) ||
-        isHermesHomePath(lower) ||
-        writesOutside(lower, false)
-      )
-        ctx.danger(DANGEROUS.sedWrite);
-    }
-  }
-}
-
-// --- tar -----------------------------------------------------------------------------------------
-
-const TAR_LONGS = [
-  '--checkpoint',
-  '--checkpoint-action',
-  '--check-device',
-  '--check-links',
-  '--to-command',
-  '--to-stdout',
-  '--totals',
-  '--touch',
-  '--use-compress-program',
-  '--usage',
-  '--utc',
-  '--unlink-first',
-  '--unquote',
-  '--update',
-  '--info-script',
-  '--new-volume-script',
-  '--newer',
-  '--newer-mtime',
-  '--rsh-command',
-  '--rmt-command',
-  '--remove-files',
-  '--recursion',
-  '--recursive-unlink',
-  '--record-size',
-  '--restrict',
-];
-/** Old-style letters (`tar xIf zstd a.tar`) that take the next argument. */
-const TAR_VALUE_LETTERS = 'fbCgIKLNTVXF';
-
-function tarProgram(
-  ctx: RuleContext,
-  option: string,
-  value: ShellWord | undefined,
-  text: string | undefined,
-): void {
-  if (text === undefined) return;
-  if (option === '--checkpoint-action') {
-    const exec = /^exec=(.*)$/s.exec(text);
-    if (exec !== null) {
-      ctx.danger(DANGEROUS.tarExec);
-      ctx.scanShell(exec[1] as string);
-    }
-    return;
-  }
-  if (option === '--use-compress-program' || option === '-I') {
-    optionCommand(ctx, text, value, COMPRESSORS, DANGEROUS.tarExec);
-    return;
-  }
-  ctx.danger(DANGEROUS.tarExec);
-  ctx.scanShell(text);
-}
-
-function tar(ctx: RuleContext): void {
-  const { args } = ctx.seg;
-  let start = 0;
-  const first = args[0]?.text;
-  if (first !== undefined && !first.startsWith('-') && /^[a-zA-Z]+$/.test(first)) {
-    // Old style: each letter that needs a value takes the next argument in turn.
-    let next = 1;
-    for (const letter of first) {
-      if (!TAR_VALUE_LETTERS.includes(letter)) continue;
-      const value = args[next];
-      if (letter === 'I') tarProgram(ctx, '-I', value, value?.text);
-      if (letter === 'F') tarProgram(ctx, '--info-script', value, value?.text);
-      next += 1;
-    }
-    start = next;
-  }
-  for (let i = start; i < args.length; i += 1) {
-    const word = args[i] as ShellWord;
-    const arg = word.text;
-    if (arg === '--') break;
-    if (arg.startsWith('--')) {
-      const name = resolveLongOption(arg, TAR_LONGS);
-      const eq = arg.indexOf('=');
-      const takes =
-        name === '--checkpoint-action' ||
-        name === '--to-command' ||
-        name === '--use-compress-program' ||
-        name === '--info-script' ||
-        name === '--new-volume-script' ||
-        name === '--rsh-command' ||
-        name === '--rmt-command';
-      if (name === undefined || !takes) continue;
-      const value = eq >= 0 ? word : args[i + 1];
-      tarProgram(ctx, name, value, eq >= 0 ? arg.slice(eq + 1) : args[++i]?.text);
-      continue;
-    }
-    if (!arg.startsWith('-') || arg.length < 2) continue;
-    for (let k = 1; k < arg.length; k += 1) {
-      const letter = arg[k] as string;
-      if (!TAR_VALUE_LETTERS.includes(letter)) continue;
-      const rest = arg.slice(k + 1);
-      const value = rest !== '' ? word : args[i + 1];
-      const text = rest !== '' ? rest : args[++i]?.text;
-      if (letter === 'I') tarProgram(ctx, '-I', value, text);
-      if (letter === 'F') tarProgram(ctx, '--info-script', value, text);
-      break;
-    }
-  }
-}
-
 // --- zip, rsync, scp, tcpdump, apt, wget, less ----------------------------------------------------
-
-function zip(ctx: RuleContext): void {
-  const { argv } = ctx.seg;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
-    let command: string | undefined;
-    if (arg === '-TT' || arg === '--unzip-command') command = argv[i + 1];
-    else if (arg.startsWith('--unzip-command=')) command = arg.slice(16);
-    else if (arg.startsWith('-TT')) command = arg.slice(3);
-    if (command === undefined) continue;
-    ctx.danger(DANGEROUS.zipExec);
-    ctx.scanShell(command);
-  }
-}
 
 function rsync(ctx: RuleContext): void {
   const { args } = ctx.seg;
@@ -412,9 +175,8 @@ function powershell(ctx: RuleContext): void {
 }
 
 export const escapeRules: readonly VerbRules[] = [
-  { verbs: ['sed', 'gsed'], run: sed },
-  { verbs: ['tar', 'gtar', 'bsdtar'], run: tar },
-  { verbs: ['zip'], run: zip },
+  ...sedRules,
+  ...tarRules,
   { verbs: ['rsync'], run: rsync },
   { verbs: ['scp', 'sftp'], run: scp },
   { verbs: ['tcpdump'], run: tcpdump },

@@ -1,12 +1,13 @@
 import type { CodeLanguage, RuleContext, VerbRules } from './detect-context.js';
-import { heredocBodies, STDIN_FILES, stdinProgram } from './detect-exec-rules.js';
 import { DANGEROUS, readToolExecKey } from './detect-keys.js';
+import { heredocBodies } from './detect-literal-output.js';
 import {
   isHermesConfigPath,
   isHermesHomePath,
   isSensitiveUserPath,
   isSystemConfigPath,
 } from './detect-paths.js';
+import { STDIN_FILES, stdinProgram } from './detect-shell-call.js';
 import { operands } from './shell-segment.js';
 import type { ShellWord } from './shell-types.js';
 

@@ -1,11 +1,12 @@
 import { clientLanguage, clientText } from './detect-client-escape-rules.js';
 import type { RuleContext } from './detect-context.js';
-import { decoderKey, REMOTE_FETCHERS, STDIN_FILES, shellInvocation } from './detect-exec-rules.js';
 import { redisHazards, redisWords } from './detect-gateway-rules.js';
 import { INTERPRETERS, parseInterpreter } from './detect-interpreter-rules.js';
 import { DANGEROUS } from './detect-keys.js';
 import { literalOutput } from './detect-literal-output.js';
+import { STDIN_FILES, shellInvocation } from './detect-shell-call.js';
 import { DATABASE_CLIENTS } from './detect-sql.js';
+import { decoderKey, REMOTE_FETCHERS } from './detect-substituted-sources.js';
 import { namesGateway } from './detect-system-rules.js';
 import { operands, type Segment } from './shell-segment.js';
 import type { ShellPipeline } from './shell-types.js';

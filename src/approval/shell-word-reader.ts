@@ -1,4 +1,5 @@
 import { evaluateArithmetic } from './shell-arithmetic.js';
+import { arithmeticEnd, braceName, extglobEnd } from './shell-spans.js';
 import type { ShellCommand, ShellPipeline, ShellWord } from './shell-types.js';
 import { decodeAnsiC, ShellWordBuilder } from './shell-word-builder.js';
 
@@ -262,14 +263,7 @@ export abstract class ShellWordReader {
       builder.literal(' ');
       return undefined;
     }
-    if (content.includes('$') || content.includes('`')) {
-      const inner = this.child(content, this.depth + 1);
-      const scratch = new ShellWordBuilder();
-      inner.readDoubleQuoted(scratch, false);
-      builder.addSubs(scratch.finish()[0]?.subs ?? []);
-      if (inner.malformed) this.malformed = true;
-      if (inner.overflow) this.overflow = true;
-    }
+    this.readNestedSubstitutions(builder, content);
     const rest = content.slice(n);
     const fallback = /^:?[-=]/.exec(rest);
     if (name !== '' && fallback !== null) {
@@ -282,6 +276,17 @@ export abstract class ShellWordReader {
     }
     builder.expansion(`\${${content}}`, quoted, braceName(content, name, n));
     return undefined;
+  }
+
+  /** Substitutions inside `${…}` or `$((…))` text: they run, though the word does not show them. */
+  private readNestedSubstitutions(builder: ShellWordBuilder, content: string): void {
+    if (!content.includes('$') && !content.includes('`')) return;
+    const inner = this.child(content, this.depth + 1);
+    const scratch = new ShellWordBuilder();
+    inner.readDoubleQuoted(scratch, false);
+    builder.addSubs(scratch.finish()[0]?.subs ?? []);
+    if (inner.malformed) this.malformed = true;
+    if (inner.overflow) this.overflow = true;
   }
 
   /**
@@ -301,14 +306,7 @@ export abstract class ShellWordReader {
       else builder.unquoted(value);
       return true;
     }
-    if (content.includes('$') || content.includes('`')) {
-      const inner = this.child(content, this.depth + 1);
-      const scratch = new ShellWordBuilder();
-      inner.readDoubleQuoted(scratch, false);
-      builder.addSubs(scratch.finish()[0]?.subs ?? []);
-      if (inner.malformed) this.malformed = true;
-      if (inner.overflow) this.overflow = true;
-    }
+    this.readNestedSubstitutions(builder, content);
     builder.expansion(this.src.slice(start, this.pos), quoted);
     return true;
   }
@@ -401,42 +399,6 @@ function isNameStart(c: string): boolean {
 
 function isNameChar(c: string): boolean {
   return isNameStart(c) || (c >= '0' && c <= '9');
-}
-
-/** The name a `${…}` form is resolved under: `x`, `arr[@]`, `arr[*]`, `arr[0]`; else undefined. */
-function braceName(content: string, name: string, n: number): string | undefined {
-  if (name === '') return undefined;
-  if (n === content.length) return name;
-  return /^\[(?:[@*]|[0-9]+)\]$/.test(content.slice(n)) ? content : undefined;
-}
-
-/** Index just after the `)` closing an extglob group opened at `open` (or `open` when unclosed). */
-function extglobEnd(src: string, open: number): number {
-  let depth = 0;
-  for (let j = open; j < src.length; j += 1) {
-    const c = src[j];
-    if (c === '(') depth += 1;
-    else if (c === ')') {
-      depth -= 1;
-      if (depth === 0) return j + 1;
-    } else if (c === ' ' || c === '\t' || c === '\n' || c === ';' || c === '&' || c === '"' || c === "'")
-      return open;
-  }
-  return open;
-}
-
-/** Index of the `))` closing an arithmetic expansion whose body starts at `from`, or -1. */
-function arithmeticEnd(src: string, from: number): number {
-  let depth = 0;
-  for (let j = from; j < src.length; j += 1) {
-    const c = src[j];
-    if (c === '(') depth += 1;
-    else if (c === ')') {
-      if (depth === 0) return src[j + 1] === ')' ? j : -1;
-      depth -= 1;
-    } else if (c === '\n' || c === ';' || c === '"' || c === "'") return -1;
-  }
-  return -1;
 }
 
 function stripQuotes(text: string): string {

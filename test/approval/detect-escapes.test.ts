@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands, not templates
 import { describe, expect, it } from 'vitest';
-import { DANGEROUS, type DetectOptions, detect, HARDLINE } from '../../src/approval/detect.js';
+import { DANGEROUS, HARDLINE } from '../../src/approval/detect.js';
+import { checkRows, type Row } from './detect-table.js';
 
 /**
  * Issue 19, "a command is safe only when the detector understands all of it": programs that run programs, shell escapes
@@ -8,10 +9,6 @@ import { DANGEROUS, type DetectOptions, detect, HARDLINE } from '../../src/appro
  * Each row: command, expected verdict, and a key that must be among the findings (undefined:
  * no finding at all).
  */
-
-type Row = readonly [command: string, verdict: 'hardline' | 'dangerous' | 'safe', key: string | undefined];
-
-const OPTIONS: DetectOptions = { homeDir: '/home/alice', hermesHome: '/home/alice/.hermes-gateway' };
 
 /** programs that run other programs: peeled and judged, or flagged when the inner command is data */
 const RUNNERS: readonly Row[] = [
@@ -332,20 +329,10 @@ const HERMES_PARITY: readonly Row[] = [
   ['kill -9 $((n-1))', 'dangerous', DANGEROUS.unresolvedArgument],
 ];
 
-function check(rows: readonly Row[]): void {
-  it.each(rows)('%j is %s (%s)', (command, verdict, key) => {
-    const result = detect(command, OPTIONS);
-    expect(result.verdict).toBe(verdict);
-    const keys = result.findings.map((finding) => finding.key);
-    if (key === undefined) expect(keys).toEqual([]);
-    else expect(keys).toContain(key);
-  });
-}
-
-describe('detect: programs that run other programs', () => check(RUNNERS));
-describe('detect: programs with a shell escape in an option or script', () => check(ESCAPES));
-describe('detect: environment that injects code or names a program', () => check(ENVIRONMENT));
-describe('detect: Hermes parity', () => check(HERMES_PARITY));
+describe('detect: programs that run other programs', () => checkRows(RUNNERS));
+describe('detect: programs with a shell escape in an option or script', () => checkRows(ESCAPES));
+describe('detect: environment that injects code or names a program', () => checkRows(ENVIRONMENT));
+describe('detect: Hermes parity', () => checkRows(HERMES_PARITY));
 
 it('holds at least 200 rows', () => {
   expect(RUNNERS.length + ESCAPES.length + ENVIRONMENT.length + HERMES_PARITY.length).toBeGreaterThanOrEqual(

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands, not templates
 import { describe, expect, it } from 'vitest';
-import { DANGEROUS, type DetectOptions, detect, HARDLINE } from '../../src/approval/detect.js';
+import { DANGEROUS, HARDLINE } from '../../src/approval/detect.js';
+import { checkRows, type Row } from './detect-table.js';
 
 /**
  * Issue 19, "a command is safe only when the detector understands all of it": what cannot be resolved statically:
@@ -8,10 +9,6 @@ import { DANGEROUS, type DetectOptions, detect, HARDLINE } from '../../src/appro
  * Each row: command, expected verdict, and a key that must be among the findings (undefined:
  * no finding at all).
  */
-
-type Row = readonly [command: string, verdict: 'hardline' | 'dangerous' | 'safe', key: string | undefined];
-
-const OPTIONS: DetectOptions = { homeDir: '/home/alice', hermesHome: '/home/alice/.hermes-gateway' };
 
 /** a command word not known statically (variables, every expansion form, globs, substitutions) */
 const COMMAND_POSITION: readonly Row[] = [
@@ -245,24 +242,15 @@ const ARGUMENTS: readonly Row[] = [
   ['rm -f build/*.o', 'safe', undefined],
 ];
 
-function check(rows: readonly Row[]): void {
-  it.each(rows)('%j is %s (%s)', (command, verdict, key) => {
-    const result = detect(command, OPTIONS);
-    expect(result.verdict).toBe(verdict);
-    const keys = result.findings.map((finding) => finding.key);
-    if (key === undefined) expect(keys).toEqual([]);
-    else expect(keys).toContain(key);
-  });
-}
-
 describe('detect: a command word not known statically (variables, every expansion form, globs, substitutions)', () =>
-  check(COMMAND_POSITION));
-describe('detect: positional parameters', () => check(POSITIONAL));
-describe('detect: names bound earlier in the same command', () => check(BOUND_VARIABLES));
-describe('detect: names rebound by alias, hash -p, or a copy/link of a program', () => check(REBOUND_NAMES));
-describe('detect: code from data', () => check(CODE_FROM_DATA));
+  checkRows(COMMAND_POSITION));
+describe('detect: positional parameters', () => checkRows(POSITIONAL));
+describe('detect: names bound earlier in the same command', () => checkRows(BOUND_VARIABLES));
+describe('detect: names rebound by alias, hash -p, or a copy/link of a program', () =>
+  checkRows(REBOUND_NAMES));
+describe('detect: code from data', () => checkRows(CODE_FROM_DATA));
 describe('detect: arguments that decide what a destructive command does, write targets, option-named files', () =>
-  check(ARGUMENTS));
+  checkRows(ARGUMENTS));
 
 it('holds at least 150 rows', () => {
   expect(
