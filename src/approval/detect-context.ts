@@ -3,7 +3,17 @@ import type { Segment } from './shell-segment.js';
 import type { ShellList, ShellWord } from './shell-types.js';
 
 /** Languages whose inline programs are scanned (`python -c`, `node -e`, heredocs into them…). */
-export type CodeLanguage = 'python' | 'node' | 'ruby' | 'perl' | 'php' | 'lua' | 'osascript' | 'r' | 'awk';
+export type CodeLanguage =
+  | 'python'
+  | 'node'
+  | 'ruby'
+  | 'perl'
+  | 'php'
+  | 'lua'
+  | 'osascript'
+  | 'r'
+  | 'awk'
+  | 'tcl';
 
 /** What a rule sees and may do while one simple command is examined. */
 export interface RuleContext {

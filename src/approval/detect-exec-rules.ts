@@ -125,6 +125,24 @@ function ssh(ctx: RuleContext): void {
   }
 }
 
+/** `mosh [options] host [--] command…`: like ssh, the command runs on the other host. */
+function mosh(ctx: RuleContext): void {
+  const { args } = ctx.seg;
+  let i = 0;
+  while (i < args.length && (args[i] as ShellWord).text.startsWith('-')) {
+    const arg = (args[i] as ShellWord).text;
+    i += /^-[p]$|^--(?:ssh|port|predict|family|server|bind-server|client|experimental-remote-ip)$/.test(arg)
+      ? 2
+      : 1;
+  }
+  let command = args.slice(i + 1);
+  if (command[0]?.text === '--') command = command.slice(1);
+  if (command.length === 0) return;
+  ctx.danger(DANGEROUS.remoteCommand);
+  if (command.some((word) => word.expanded)) ctx.danger(DANGEROUS.codeFromData);
+  ctx.scanShell(command.map((word) => word.text).join(' '), false, ['bash']);
+}
+
 const ENV_LONGS = [
   '--split-string',
   '--ignore-environment',
@@ -254,6 +272,7 @@ export const execRules: readonly VerbRules[] = [
   { verbs: ['su', 'sg'], run: su },
   { verbs: ['runuser'], run: runuser },
   { verbs: ['ssh'], run: ssh },
+  { verbs: ['mosh', 'autossh'], run: mosh },
   { verbs: ['env'], run: envSplit },
   { verbs: ['flock'], run: flock },
   { verbs: ['watch'], run: watch },

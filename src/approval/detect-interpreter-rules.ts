@@ -75,6 +75,9 @@ export const INTERPRETERS: ReadonlyMap<string, InterpreterSpec> = new Map<string
   ['lua', { language: 'lua', codeLetters: 'e', codeLong: [], valueLetters: 'l', valueLong: [] }],
   ['osascript', { language: 'osascript', codeLetters: 'e', codeLong: [], valueLetters: 'l', valueLong: [] }],
   ['rscript', { language: 'r', codeLetters: 'e', codeLong: ['--expr'], valueLetters: '', valueLong: [] }],
+  ['expect', { language: 'tcl', codeLetters: 'c', codeLong: [], valueLetters: 'fD', valueLong: [] }],
+  ['tclsh', { language: 'tcl', codeLetters: '', codeLong: [], valueLetters: 'e', valueLong: [] }],
+  ['wish', { language: 'tcl', codeLetters: '', codeLong: [], valueLetters: '', valueLong: [] }],
 ]);
 
 export function parseInterpreter(argv: readonly string[], spec: InterpreterSpec): InlineProgram {

@@ -114,6 +114,13 @@ export function stdinSource(ctx: RuleContext): 'none' | 'visible' | 'file' | 'un
       if (target === undefined || target.expanded || target.subs.length > 0) return 'unknown';
       return 'file';
     }
+    // `<&3`: stdin is another descriptor, opened elsewhere (`exec 3<<<'…'`).
+    if (
+      redirect.op === '<&' &&
+      (redirect.fd === undefined || redirect.fd === 0) &&
+      redirect.target?.text !== '-'
+    )
+      return 'unknown';
   }
   return 'none';
 }

@@ -131,6 +131,10 @@ const RUNNERS: readonly Row[] = [
     'hardline',
     HARDLINE.shutdown,
   ],
+  ['mosh host -- rm -rf /', 'hardline', HARDLINE.rootDelete],
+  ['mosh host uptime', 'dangerous', DANGEROUS.remoteCommand],
+  ['mosh host', 'safe', undefined],
+  ["expect -c 'spawn ssh host'", 'dangerous', DANGEROUS.scriptFlag],
 ];
 
 /** programs with a shell escape in an option or script */

@@ -214,6 +214,8 @@ const CODE_FROM_DATA: readonly Row[] = [
   ['bash --rcfile <(echo id) -i', 'dangerous', DANGEROUS.codeFromData],
   ["mkfifo p; sh < p & echo 'rm -rf ~' > p", 'dangerous', DANGEROUS.writtenThenRun],
   ["echo 'rm -rf ~' > x; sh < x", 'hardline', HARDLINE.homeDelete],
+  ["exec 3<<<'rm -rf ~'; bash <&3", 'dangerous', DANGEROUS.unresolvedProgram],
+  ["tclsh <<< 'exec id'", 'dangerous', DANGEROUS.scriptHeredoc],
 ];
 
 /** arguments that decide what a destructive command does, write targets, option-named files */
