@@ -146,6 +146,15 @@ export class DetectionRun {
     }
   }
 
+  /** Text-level findings (textRules reports through these). */
+  hardline(key: string): void {
+    this.add(key, 'hardline');
+  }
+
+  danger(key: string): void {
+    this.add(key, 'dangerous');
+  }
+
   result(): DetectResult {
     const findings = [...this.findings.values()];
     const hardline = findings.filter((finding) => finding.tier === 'hardline');
@@ -176,10 +185,7 @@ export class DetectionRun {
     const parsed = parseShell(text);
     if (parsed.overflow) this.add(HARDLINE.parserLimit, 'hardline');
     if (parsed.malformed && strict) this.add(HARDLINE.malformed, 'hardline');
-    textRules(text, {
-      hardline: (key) => this.add(key, 'hardline'),
-      danger: (key) => this.add(key, 'dangerous'),
-    });
+    textRules(text, this);
     this.analyzeList(parsed.list, depth, positional);
   }
 
