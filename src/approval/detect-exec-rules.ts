@@ -55,6 +55,21 @@ function optionWord(args: readonly ShellWord[], letter: string, long: string): S
 
 function su(ctx: RuleContext): void {
   ctx.runPayload(optionWord(ctx.seg.args, 'c', '--command'));
+  // `su [opts] [-] [user] -- ARGS…`: the arguments after `--` go to the user's shell.
+  const dashes = ctx.seg.argv.indexOf('--');
+  if (dashes >= 0 && ctx.seg.verb !== 'runuser') {
+    const call = shellCall(ctx.seg.args.slice(dashes + 1));
+    if (call.payload !== undefined) ctx.runPayload(call.payload, positionalOf(call.rest, 'sh'));
+  }
+}
+
+/** `vagrant ssh -c CMD` / `--command CMD`: a command on the guest machine. */
+function vagrant(ctx: RuleContext): void {
+  if (ctx.seg.argl[0] !== 'ssh') return;
+  const command = optionWord(ctx.seg.args.slice(1), 'c', '--command');
+  if (command === undefined) return;
+  ctx.danger(DANGEROUS.remoteCommand);
+  ctx.runPayload(command, ['bash']);
 }
 
 /** `runuser -u USER [--] CMD…`, `runuser [-l] USER -c CMD`. */
@@ -273,6 +288,7 @@ export const execRules: readonly VerbRules[] = [
   { verbs: ['runuser'], run: runuser },
   { verbs: ['ssh'], run: ssh },
   { verbs: ['mosh', 'autossh'], run: mosh },
+  { verbs: ['vagrant'], run: vagrant },
   { verbs: ['env'], run: envSplit },
   { verbs: ['flock'], run: flock },
   { verbs: ['watch'], run: watch },

@@ -135,6 +135,11 @@ const RUNNERS: readonly Row[] = [
   ['mosh host uptime', 'dangerous', DANGEROUS.remoteCommand],
   ['mosh host', 'safe', undefined],
   ["expect -c 'spawn ssh host'", 'dangerous', DANGEROUS.scriptFlag],
+  ["su root -- -c 'rm -rf ~'", 'hardline', HARDLINE.homeDelete],
+  ['su - alice -- -c "$cmd"', 'dangerous', DANGEROUS.codeFromData],
+  ["vagrant ssh -c 'rm -rf /'", 'hardline', HARDLINE.rootDelete],
+  ['vagrant ssh web -c uptime', 'dangerous', DANGEROUS.remoteCommand],
+  ['vagrant up', 'safe', undefined],
 ];
 
 /** programs with a shell escape in an option or script */
