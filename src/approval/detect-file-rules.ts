@@ -13,17 +13,25 @@ import {
   isSensitiveWriteTarget,
   isSystemConfigPath,
 } from './detect-paths.js';
+import { collapsePath } from './sensitive-paths.js';
 import { longOptions, operands, shortLetters } from './shell-segment.js';
 import type { ShellWord } from './shell-types.js';
 
-/** rm: root/system/home deletes are hardline; absolute paths and recursion need approval. */
+/** A file in a scratch directory (`/tmp/x`, `/var/tmp/x`), `..` resolved: deleting it costs nothing. */
+function isScratchFile(path: string): boolean {
+  const collapsed = collapsePath(path);
+  return /^\/(?:var\/)?tmp\/[^/]/.test(collapsed) && !/[*?[]/.test(path);
+}
+
+/** rm: root/system/home deletes are hardline; absolute paths outside scratch dirs and recursion need approval. */
 function rm(ctx: RuleContext): void {
   const { argv, argl } = ctx.seg;
   let options = true;
   let sawOperand = false;
   let recursive = ctx.seg.verb === 'rimraf' ? 'short' : '';
   let noPreserveRoot = false;
-  let firstOperand: string | undefined;
+  let absolute = false;
+  let outsideScratch = false;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     const lower = argl[i] as string;
@@ -36,7 +44,8 @@ function rm(ctx: RuleContext): void {
       if (/[rR]/.test(arg)) recursive ||= sawOperand ? 'after' : 'short';
     } else {
       sawOperand = true;
-      firstOperand ??= lower;
+      if (lower.startsWith('/')) absolute = true;
+      if (lower.startsWith('/') && !isScratchFile(lower)) outsideScratch = true;
       const target = classifyDeleteTarget(lower);
       if (target === 'root') ctx.hardline(HARDLINE.rootDelete);
       else if (target === 'system') ctx.hardline(HARDLINE.systemDirDelete);
@@ -45,7 +54,8 @@ function rm(ctx: RuleContext): void {
     }
   }
   if (noPreserveRoot && recursive !== '') ctx.hardline(HARDLINE.rootDelete);
-  if (firstOperand?.startsWith('/')) ctx.danger(DANGEROUS.rmRootPath);
+  // A single scratch file (`rm -f /tmp/x`) is everyday work; a recursive delete of anything absolute asks.
+  if (outsideScratch || (absolute && recursive !== '')) ctx.danger(DANGEROUS.rmRootPath);
   if (recursive === 'short') ctx.danger(DANGEROUS.rmRecursive);
   else if (recursive === 'long') ctx.danger(DANGEROUS.rmRecursiveLong);
   else if (recursive === 'after') ctx.danger(DANGEROUS.rmRecursiveAfter);

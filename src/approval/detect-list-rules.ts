@@ -18,6 +18,7 @@ import { DATABASE_CLIENTS } from './detect-sql.js';
 import { HERMES_HOME_ALIAS } from './normalize-command.js';
 import { operands, peelCommand, type Segment } from './shell-segment.js';
 import type { ShellPipeline, ShellWord } from './shell-types.js';
+import { staticWord } from './shell-word-builder.js';
 
 /**
  * Rules about a whole command list, in order: what `cd` and variables set earlier mean for
@@ -235,15 +236,7 @@ function awkFilters(seg: Segment): boolean {
 
 /** A word the detector builds itself (a path handed on by a pipeline). */
 export function plainWord(text: string): ShellWord {
-  return {
-    text,
-    quoted: false,
-    dynamic: false,
-    mixedName: false,
-    expansionName: undefined,
-    expansionUnquoted: false,
-    subs: [],
-  };
+  return staticWord(text);
 }
 
 const XARGS_VALUE_LETTERS = 'adEILnPs';

@@ -1,7 +1,7 @@
 import type { RuleContext, VerbRules } from './detect-context.js';
 import { INTERPRETERS, parseInterpreter } from './detect-interpreter-rules.js';
 import { DANGEROUS } from './detect-keys.js';
-import { operands, type Segment } from './shell-segment.js';
+import { operands } from './shell-segment.js';
 
 /**
  * Code that comes in unreviewed (packages installed from a URL or a git source, remote
@@ -263,14 +263,6 @@ function busyboxHttpd(ctx: RuleContext): void {
     ctx.danger(DANGEROUS.fileServer);
 }
 
-function isPowerShellFile(seg: Segment): boolean {
-  return seg.argl.some((a) => a.startsWith('-f') && '-file'.startsWith(a) && a.length >= 2);
-}
-
-function powershellFile(ctx: RuleContext): void {
-  if (isPowerShellFile(ctx.seg)) ctx.danger(DANGEROUS.psFile);
-}
-
 export const networkRules: readonly VerbRules[] = [
   { verbs: ['pip'], run: pip },
   { verbs: ['uv', 'uvx'], run: uv },
@@ -286,5 +278,4 @@ export const networkRules: readonly VerbRules[] = [
   { verbs: ['php'], run: phpServer },
   { verbs: ['ruby'], run: rubyServer },
   { verbs: ['httpd'], run: busyboxHttpd },
-  { verbs: ['powershell'], run: powershellFile },
 ];

@@ -151,13 +151,17 @@ function killBySubstitution(ctx: RuleContext): void {
 
 /** sudo options that read a password from stdin/askpass or open a shell (generic rule). */
 export function sudoFlagRule(ctx: RuleContext): void {
+  // `sudo -s CMD` runs CMD through a shell, which is judged as the command it is; only a bare
+  // `sudo -s` (an interactive root shell) is flagged for its shell flag.
+  const runsCommand = ctx.seg.verbWord !== undefined;
   for (const wrapper of ctx.seg.wrappers) {
     if (wrapper.name !== 'sudo') continue;
+    if (runsCommand && sudoRunsShell(wrapper.options)) shellCommandOfSudo(ctx);
     for (const option of wrapper.options) {
       if (option === '--') break;
       if (option.startsWith('--')) {
         const name = option.split('=')[0]?.toLowerCase() ?? '';
-        if (name.startsWith('--st') || name.startsWith('--a') || name === '--shell')
+        if (name.startsWith('--st') || name.startsWith('--a') || (name.startsWith('--sh') && !runsCommand))
           ctx.danger(DANGEROUS.sudoFlag);
         continue;
       }
@@ -167,10 +171,44 @@ export function sudoFlagRule(ctx: RuleContext): void {
         letters += letter;
         if ('CDghprRtTUu'.includes(letter)) break;
       }
-      if (!/[sSaA]/.test(letters)) continue;
+      if (!/[SaA]/.test(letters) && !(letters.includes('s') && !runsCommand)) continue;
       ctx.danger(option.length === 2 ? DANGEROUS.sudoFlag : DANGEROUS.sudoCombined);
     }
   }
+}
+
+/** `-s`/`--shell`/`-i`/`--login` (alone or in a cluster before a value option): sudo hands the command to a shell. */
+function sudoRunsShell(options: readonly string[]): boolean {
+  for (const option of options) {
+    if (option === '--') break;
+    if (option.startsWith('--')) {
+      const name = option.split('=')[0]?.toLowerCase() ?? '';
+      if (
+        (name.length >= 4 && '--shell'.startsWith(name)) ||
+        (name.length >= 4 && '--login'.startsWith(name))
+      )
+        return true;
+      continue;
+    }
+    if (!option.startsWith('-')) continue;
+    for (const letter of option.slice(1)) {
+      if (letter === 's' || letter === 'i') return true;
+      if ('CDghprRtTUu'.includes(letter)) break;
+    }
+  }
+  return false;
+}
+
+/**
+ * `sudo -s CMD…` / `sudo -i CMD…`: the words are joined and run by the target user's shell,
+ * which expands `$` again. The joined text is judged as shell, and a `$` in it (unexpanded by the
+ * outer shell) is a command the detector cannot know.
+ */
+function shellCommandOfSudo(ctx: RuleContext): void {
+  const words = [ctx.seg.verbWord, ...ctx.seg.args].filter((word) => word !== undefined);
+  const text = words.map((word) => word.text).join(' ');
+  if (text.includes('$') || text.includes('`')) ctx.danger(DANGEROUS.codeFromData);
+  ctx.scanShell(text, true);
 }
 
 const DAEMON_VARIABLES = /^(?:docker_host|docker_context|container_host|container_connection)=/i;

@@ -95,7 +95,8 @@ const ROWS: readonly FamilyRow[] = [
   ['aws s3 cp build/ s3://bucket/ --recursive', 'safe'],
   ['rsync -avz --exclude .env ./ deploy@host:/srv/app/', 'safe'],
   ['scp -i ~/.ssh/id_ed25519 app.tgz deploy@host:/tmp/', 'safe'],
-  ["tar czf - . | ssh deploy@host 'tar xzf -'", 'safe'],
+  // A remote command is dangerous on its own (the fail-closed principle), whatever it is fed.
+  ["tar czf - . | ssh deploy@host 'tar xzf -'", 'dangerous', DANGEROUS.remoteCommand],
   ['scp -r . deploy@host:/tmp/x', 'safe'],
   ['gh auth status', 'safe'],
   ['kubectl config view | grep server', 'safe'],

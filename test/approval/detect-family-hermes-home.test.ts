@@ -143,7 +143,8 @@ const ROWS: readonly FamilyRow[] = [
   ['cat docs/hermes-gateway.md', 'safe'],
   ['hermes-gateway pairing list', 'safe'],
   ['hermes-gateway doctor', 'safe'],
-  ['sed -i s/a/b/ "$PWD/config.yaml"', 'safe'],
+  // $PWD is read at run time: an in-place edit of an unresolved path asks (fail closed).
+  ['sed -i s/a/b/ "$PWD/config.yaml"', 'dangerous', DANGEROUS.unresolvedWriteTarget],
   ['cat "$DIR/config.yaml"', 'safe'],
 ];
 

@@ -56,11 +56,12 @@ const ROWS: readonly FamilyRow[] = [
   // Everyday process and system work stays safe
   ['kill 12345', 'safe'],
   ['kill -9 12345', 'safe'],
-  ['kill -HUP $(cat /run/nginx.pid)', 'safe'],
+  // Pids known only at run time could be -1: a signal to them asks (fail closed); signal 0 sends nothing.
+  ['kill -HUP $(cat /run/nginx.pid)', 'dangerous', DANGEROUS.unresolvedArgument],
   ['kill -0 $PID', 'safe'],
-  ['lsof -ti:3000 | xargs kill', 'safe'],
-  ["ps aux | grep myapp | awk '{print $2}' | xargs kill", 'safe'],
-  ['pgrep -f vite | xargs kill', 'safe'],
+  ['lsof -ti:3000 | xargs kill', 'dangerous', DANGEROUS.unresolvedArgument],
+  ["ps aux | grep myapp | awk '{print $2}' | xargs kill", 'dangerous', DANGEROUS.unresolvedArgument],
+  ['pgrep -f vite | xargs kill', 'dangerous', DANGEROUS.unresolvedArgument],
   ['fuser 8080/tcp', 'safe'],
   ['systemctl status nginx', 'safe'],
   ['systemctl list-units --failed', 'safe'],

@@ -99,7 +99,8 @@ const ROWS: readonly FamilyRow[] = [
   ['ls -la ~/.ssh', 'safe'],
   ['chmod 600 ~/.ssh/id_ed25519', 'safe'],
   ['ssh-add ~/.ssh/id_ed25519', 'safe'],
-  ['ssh -i ~/.ssh/id_rsa deploy@host uptime', 'safe'],
+  // Using a key is not reading it; the remote command itself asks (fail closed).
+  ['ssh -i ~/.ssh/id_rsa deploy@host uptime', 'dangerous', DANGEROUS.remoteCommand],
   ['ssh-keygen -y -f ~/.ssh/id_ed25519', 'safe'],
   ['kubectl --kubeconfig ~/.kube/config get pods', 'safe'],
   ['cat /proc/cpuinfo', 'safe'],

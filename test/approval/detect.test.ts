@@ -331,6 +331,9 @@ const DANGEROUS_CASES: readonly (readonly [string, string])[] = [
   ['python3 -c "import shutil; shutil.rmtree(\'build\')"', DANGEROUS.inlineDelete],
   ['awk \'BEGIN { system("ls") }\'', DANGEROUS.awkShell],
   ['r${x}m -rf /tmp/y', DANGEROUS.obfuscatedName],
+  // Issue 19: a command run on another host is beyond what this host's detector can vouch for.
+  ['ssh host ls', DANGEROUS.remoteCommand],
+  ['ssh -p 2222 host uptime', DANGEROUS.remoteCommand],
   ['$(echo ls) -la', DANGEROUS.obfuscatedName],
 ];
 
@@ -455,8 +458,8 @@ const SAFE_CASES: readonly string[] = [
   'ruby -v',
   'perl -v',
   "awk '{print $1}' file",
-  'ssh host ls',
-  'ssh -p 2222 host uptime',
+  'ssh -T git@github.com',
+  'ssh -N -L 8080:localhost:80 host',
   'scp f host:/tmp/',
   'rsync -av src/ dst/',
   'make',
