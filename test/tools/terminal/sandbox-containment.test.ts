@@ -154,10 +154,12 @@ describe.skipIf(unavailable !== undefined)(
     it('kill -9 -1 kills only what runs in the sandbox', async () => {
       const bystander = spawn('sleep', [sleepMarker()], { stdio: 'ignore' });
       children.push(bystander);
-      // `kill -9 -1` as written is refused by the detector (hardline); spelled so it cannot see it,
+      // `kill -9 -1` as written is refused by the detector (hardline); with the program's name read
+      // from a file at run time it cannot know what runs (dangerous, let through by mode off), and
       // it runs — in the sandbox, where "every process" means the sandbox's own.
+      writeFileSync(join(machine.work, 'signal-tool.txt'), 'kill\n');
       const gateway = await throughGateway(
-        `eval "$(printf 'ki%s -9 -1' ll)"; echo survived-inside`,
+        '"$(cat signal-tool.txt)" -9 -1; echo survived-inside',
         "approvals:\n  mode: 'off'\n",
       );
       expect(gateway['thrown']).toBeUndefined();
