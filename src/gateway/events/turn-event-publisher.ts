@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { InboxItem, JsonValue } from '../queue/turn-queue.js';
-import { type GatewayStore, type OutboxKind, type OutboxPrompt, outboxId } from '../store/gateway-store.js';
+import { type OutboxKind, type OutboxPrompt, outboxId } from '../store/outbox-entry.js';
+import type { OutboxStore } from '../store/outbox-store.js';
 import type { TurnEvents } from '../turn/turn-events.js';
 import { parseTurnOrigin, type TurnOrigin } from '../turn/turn-origin.js';
 import type { EventBus } from './event-bus.js';
@@ -13,7 +14,7 @@ const TEXT_FLUSH_MS = 25;
 const DIRECT_PLATFORMS = new Set(['api_server', 'webhook']);
 
 /** Where answers for chat platforms are recorded before they are published. */
-export type OutboxWriter = Pick<GatewayStore, 'enqueueOutbox'>;
+export type OutboxWriter = Pick<OutboxStore, 'enqueueOutbox'>;
 
 function routeOf(origin: TurnOrigin | undefined): EventOrigin | undefined {
   if (origin === undefined) return undefined;

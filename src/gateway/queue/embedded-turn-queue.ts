@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { HermesError } from '../../errors/hermes-error.js';
+import { waitAtMost } from '../../lib/abortable-sleep.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
-import { waitAtMost } from './abortable-sleep.js';
 import { DedupeWindow } from './dedupe-window.js';
 import { isSteerable, nextTurnLength, parseInboxItem, steerablePrefixLength } from './inbox-item.js';
 import { runTurnAttempts, type TurnOutcome } from './run-turn-attempts.js';

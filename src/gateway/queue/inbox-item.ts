@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HermesError } from '../../errors/hermes-error.js';
-import { isJsonValue } from './is-json-value.js';
+import { isJsonValue } from '../../lib/is-json-value.js';
 import type { InboxItem, JsonValue } from './turn-queue.js';
 
 const itemFields = {

@@ -1,4 +1,4 @@
-import { defineScript } from './redis-script.js';
+import { defineScript } from '../../lib/redis-script.js';
 import type { QueueKeys, SessionKeys } from './session-keys.js';
 
 /*

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { JsonValue } from '../../lib/is-json-value.js';
 
 /**
  * The turn queue: the seam between ingress (producer) and the turn runner (consumer).
@@ -10,8 +11,7 @@ import type { Logger } from 'pino';
  * Redis (several worker processes, survives a crashed worker).
  */
 
-/** Any JSON value; payloads cross process boundaries as JSON. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type { JsonValue };
 
 /** One unit of work for a session, in the order it arrived. */
 export interface InboxItem {

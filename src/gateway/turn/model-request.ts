@@ -1,6 +1,6 @@
 import type { ChatCompletionContentPart, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { OpenAiToolDefinition } from '../../registry/tool-types.js';
-import type { StoredMessage } from '../store/gateway-store.js';
+import type { StoredMessage } from '../store/transcript-store.js';
 import { fitContextBudget } from './fit-context-budget.js';
 import { markerOf } from './message-marker.js';
 import type { ModelRequest } from './stream-completion.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHAT_TYPES } from '../session-key.js';
+import { CHAT_TYPES } from '../../platforms/adapter.js';
 
 /**
  * Where a message came from and how to answer it. Ingress puts one in `InboxItem.payload` of

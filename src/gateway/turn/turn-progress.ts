@@ -1,4 +1,4 @@
-import type { StoredMessage, ToolCallRecord } from '../store/gateway-store.js';
+import type { StoredMessage, ToolCallRecord } from '../store/transcript-store.js';
 import { markerOf } from './message-marker.js';
 
 /** Token counts the model reported, summed over a turn's model calls. */

@@ -2,54 +2,56 @@ import { createHash } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
-import type { EventBus } from '../../gateway/events/event-bus.js';
-import { platformChannel } from '../../gateway/events/gateway-event.js';
-import { access, requireRouteAccess } from '../../gateway/http/route-access.js';
-import type { InboxItem, JsonValue, SubmitResult } from '../../gateway/queue/turn-queue.js';
-import { buildSessionKey } from '../../gateway/session-key.js';
-import type { GatewayStore, NewMessage } from '../../gateway/store/gateway-store.js';
-import { parseTurnOrigin, type TurnOrigin } from '../../gateway/turn/turn-origin.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
-import { createTurnWatcher, type TurnEnd } from './await-turn.js';
+import type { HistoryMessage, Ingress, TurnEnd, TurnOriginInput } from '../ingress.js';
+import { access, requireRouteAccess } from '../platform.js';
 import { type ChatMessage, chatRequestSchema, imageProblem, splitContent } from './chat-request.js';
 import { openAiError } from './openai-error.js';
 
 export interface ApiServerDeps {
   readonly config: Config;
   readonly logger: Logger;
-  readonly store: Pick<GatewayStore, 'appendMessages' | 'getOrCreateSession'>;
-  readonly submit: (item: InboxItem) => Promise<SubmitResult>;
-  readonly bus: EventBus;
-  /** Why the gateway cannot answer (no model configured…), or undefined when it can. */
-  readonly unavailableReason: () => string | undefined;
+  readonly ingress: Ingress;
   readonly now?: () => number;
 }
 
 /** The header that names a server-side conversation (the `user` field works too). */
 export const SESSION_HEADER = 'x-hermes-session-id';
 
+/** Where the API server's routes live. */
+export const API_SERVER_PREFIX = '/v1';
+
 /**
- * The OpenAI-compatible front door: `POST /v1/chat/completions` (JSON or SSE) and
- * `GET /v1/models`. Every request becomes an inbox item of an unattended session; the answer
- * comes back over the event bus from whichever worker ran the turn.
+ * The OpenAI-compatible front door on `app` (the gateway's server, which enforces route access):
+ * its routes under `/v1`. The gateway mounts them through the platform list instead
+ * (api-server-platform.ts); this is for embedding and tests.
  */
 export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): void {
-  const { config, logger } = deps;
-  const modelName = config.model.name ?? 'hermes-agent';
-  // Request ids are random UUIDs minted below: only this process can be waiting for them.
-  const turns = createTurnWatcher(deps.bus, platformChannel('api_server'), { idsMintedHere: true });
-  const now = deps.now ?? Date.now;
-
   // The key check is attached to each route by the server (route-access.ts): a route is
   // authenticated whatever spelling of its path the router matched.
   requireRouteAccess(app, 'the API server');
+  void app.register(async (scope) => addApiServerRoutes(scope, deps), { prefix: API_SERVER_PREFIX });
+}
 
-  app.get('/v1/models', access('api_key'), async () => ({
+/**
+ * `POST /v1/chat/completions` (JSON or SSE) and `GET /v1/models` on a scope under `/v1`. Every
+ * request becomes an input of an unattended session; the answer comes back over the ingress from
+ * whichever worker ran the turn.
+ */
+export function addApiServerRoutes(app: FastifyInstance, deps: ApiServerDeps): void {
+  const { config, logger, ingress } = deps;
+  const modelName = config.model.name ?? 'hermes-agent';
+  // Request ids are random UUIDs minted below: only this process can be waiting for them.
+  const turns = ingress.watchTurns('api_server', { idsMintedHere: true });
+  const now = deps.now ?? Date.now;
+  requireRouteAccess(app, 'the API server');
+
+  app.get('/models', access('api_key'), async () => ({
     object: 'list',
     data: [{ id: modelName, object: 'model', created: 0, owned_by: 'hermes-gateway' }],
   }));
-  methodNotAllowed(app, '/v1/models', 'GET');
-  methodNotAllowed(app, '/v1/chat/completions', 'POST');
+  methodNotAllowed(app, '/models', 'GET');
+  methodNotAllowed(app, '/chat/completions', 'POST');
 
   const maxBodyBytes = config.platforms.api_server.max_body_bytes;
   const postOptions = {
@@ -58,7 +60,7 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
     errorHandler: bodyErrorHandler(maxBodyBytes),
   };
 
-  app.post('/v1/chat/completions', postOptions, async (request, reply) => {
+  app.post('/chat/completions', postOptions, async (request, reply) => {
     if (typeof request.body === 'string' || Buffer.isBuffer(request.body)) {
       return reply.code(415).send(notJson(request.headers['content-type']));
     }
@@ -92,7 +94,7 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
     if (badImages !== undefined) {
       return reply.code(400).send(openAiError(badImages, 'invalid_request_error', 'invalid_image'));
     }
-    const unavailable = deps.unavailableReason();
+    const unavailable = ingress.unavailableReason();
     if (unavailable !== undefined) {
       return reply.code(503).send(openAiError(unavailable, 'service_unavailable', 'model_not_configured'));
     }
@@ -107,13 +109,12 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
       conversation === undefined
         ? `req-${requestId}`
         : `conv-${createHash('sha256').update(conversation).digest('hex').slice(0, 32)}`;
-    const sessionKey = buildSessionKey({ platform: 'api_server', chatType: 'dm', chatId });
+    const sessionKey = ingress.sessionKey({ platform: 'api_server', chatType: 'dm', chatId });
     if (conversation === undefined && body.messages.length > 1) {
-      const session = await deps.store.getOrCreateSession(sessionKey);
-      await deps.store.appendMessages(session.sessionId, body.messages.slice(0, -1).flatMap(toStoredMessage));
+      await ingress.appendHistory(sessionKey, body.messages.slice(0, -1).flatMap(toHistoryMessage));
     }
 
-    const origin: TurnOrigin = {
+    const origin: TurnOriginInput = {
       platform: 'api_server',
       chatType: 'dm',
       chatId,
@@ -125,11 +126,9 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
       ...(images.length > 0 ? { images } : {}),
     };
     // What the turn would refuse is refused here, with the reason, before anything is queued.
-    const checked = parseTurnOrigin(origin);
-    if (!checked.ok) {
-      return reply
-        .code(400)
-        .send(openAiError(`Invalid request: ${checked.problem}`, 'invalid_request_error'));
+    const problem = ingress.checkOrigin(origin);
+    if (problem !== undefined) {
+      return reply.code(400).send(openAiError(`Invalid request: ${problem}`, 'invalid_request_error'));
     }
     const eventId = `api:${requestId}`;
     const completionId = `chatcmpl-${requestId.replace(/-/g, '')}`;
@@ -176,12 +175,11 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
       },
     });
 
-    const item: InboxItem = {
+    const input = {
       sessionKey,
       eventId,
-      kind: 'message',
       text,
-      payload: origin as unknown as JsonValue,
+      origin,
       receivedAt: now(),
       // A fresh UUID per request can never repeat: remembering it would only cost memory.
       dedupe: false,
@@ -200,7 +198,7 @@ export function registerApiServer(app: FastifyInstance, deps: ApiServerDeps): vo
       reply.raw.write(chunk({ role: 'assistant', content: '' }));
     }
     try {
-      await deps.submit(item);
+      await ingress.submit(input);
     } catch (error) {
       watcher.cancel();
       logger.error({ err: (error as Error).message, sessionKey }, 'api request could not be queued');
@@ -319,6 +317,7 @@ function bodyErrorHandler(maxBodyBytes: number) {
 
 /** Other methods on an API path: 405 with `Allow`, in the OpenAI error shape. */
 function methodNotAllowed(app: FastifyInstance, url: string, allowed: 'GET' | 'POST'): void {
+  const shown = `${API_SERVER_PREFIX}${url}`;
   const others = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((method) => method !== allowed);
   app.route({
     method: [...others],
@@ -330,7 +329,7 @@ function methodNotAllowed(app: FastifyInstance, url: string, allowed: 'GET' | 'P
         .header('allow', allowed === 'GET' ? 'GET, HEAD' : allowed)
         .send(
           openAiError(
-            `${request.method} is not supported on ${url}; use ${allowed}.`,
+            `${request.method} is not supported on ${shown}; use ${allowed}.`,
             'invalid_request_error',
             'method_not_allowed',
           ),
@@ -370,7 +369,7 @@ function endError(end: Exclude<TurnEnd, { type: 'final' }>): { error: Record<str
 }
 
 /** Earlier messages of a stand-alone request, as transcript entries (tool messages are left out). */
-function toStoredMessage(message: ChatMessage): NewMessage[] {
+function toHistoryMessage(message: ChatMessage): HistoryMessage[] {
   const { text } = splitContent(message.content);
   if (text === '') return [];
   switch (message.role) {

@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
+import { createGateway, type Gateway, type GatewayRole } from '../../../src/app/create-gateway.js';
 import { loadConfig } from '../../../src/config/load-config.js';
-import { createGateway, type Gateway, type GatewayRole } from '../../../src/gateway/create-gateway.js';
 import type { PlatformAdapter } from '../../../src/platforms/adapter.js';
+import type { PlatformDefinition } from '../../../src/platforms/platform.js';
 import { silentLogger } from '../../helpers/test-config.js';
 
 export type QueueMode = 'embedded' | 'bullmq';
@@ -39,6 +40,8 @@ export async function startTestGateway(options: {
   readonly role?: GatewayRole;
   readonly workers?: boolean;
   readonly adapters?: readonly PlatformAdapter[];
+  /** The platform list to build from (default: the gateway's own, src/app/platforms.ts). */
+  readonly platforms?: readonly PlatformDefinition[];
   /** Reuse a HERMES_HOME (a restart); its config.yaml is kept. */
   readonly home?: string;
   readonly workdir?: string;
@@ -84,6 +87,7 @@ export async function startTestGateway(options: {
       builtinToolsDir: TOOLS_DIR,
       role: options.role ?? 'gateway',
       ...(options.adapters !== undefined ? { adapters: options.adapters } : {}),
+      ...(options.platforms !== undefined ? { platforms: options.platforms } : {}),
     });
     address = await gateway.start({ workers: options.workers ?? true });
   } catch (error) {
