@@ -43,6 +43,11 @@ export interface Sender {
   readonly userId: string;
   readonly userName?: string;
   readonly isBot?: boolean;
+  /**
+   * Role (or group) ids the platform vouches for, e.g. a Discord member's roles; matched against
+   * a platform's role allowlist (`platforms.discord.allowed_roles`).
+   */
+  readonly roles?: readonly string[];
 }
 
 export interface InboundImage {
@@ -115,6 +120,11 @@ export interface OutboundText {
   /** `markdown` lets the adapter render basic formatting natively; `plain` sends it as is. */
   readonly format?: 'plain' | 'markdown';
   readonly replyToMessageId?: string;
+  /**
+   * The same for every attempt at sending this text (delivery passes the part's receipt key), so
+   * a platform with idempotent sends (Discord's enforced nonce) never posts a retry twice.
+   */
+  readonly idempotencyKey?: string;
 }
 
 export interface ActionChoice {

@@ -56,7 +56,8 @@ export interface AccessControlOptions {
 
 /**
  * Who may talk to the agent. Order: admins, the platform's allow-all switch, allowlists (the
- * platform's and the gateway-wide one), paired users; everyone else is denied. An unknown user
+ * platform's and the gateway-wide one, then the platform's role allowlist against the roles the
+ * adapter vouches for), paired users; everyone else is denied. An unknown user
  * in a DM is offered a pairing code when the platform says `unknown_users: pair`, or `auto` with
  * no allowlist applying to it; otherwise, and always in groups, the event is ignored without a
  * reply so strangers do not learn the bot exists.
@@ -102,6 +103,9 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
     if (rules.adminUsers.has(userId)) return { decision: 'allow', isAdmin: true, via: 'admin' };
     if (rules.allowAll) return { decision: 'allow', isAdmin: false, via: 'allow_all' };
     if (rules.allowedUsers.has(userId)) return { decision: 'allow', isAdmin: false, via: 'allowlist' };
+    if (event.sender.roles?.some((role) => rules.allowedRoles.has(role)) === true) {
+      return { decision: 'allow', isAdmin: false, via: 'allowlist' };
+    }
     if (await store.isPairedUser(rules.platform, userId)) {
       return { decision: 'allow', isAdmin: false, via: 'paired' };
     }

@@ -1,0 +1,271 @@
+import { join } from 'node:path';
+import {
+  type APIApplicationCommand,
+  Client,
+  type ClientOptions,
+  Events,
+  GatewayDispatchEvents,
+  GatewayIntentBits,
+  Partials,
+  type REST,
+  Routes,
+} from 'discord.js';
+import type { Logger } from 'pino';
+import type { Config } from '../../config/config-schema.js';
+import {
+  ADAPTER_CONTRACT_VERSION,
+  type ChatAddress,
+  type CommandInfo,
+  type InboundEvent,
+  type InboundSink,
+  type PlatformAdapter,
+  type PlatformLimits,
+} from '../adapter.js';
+import { addDiscordAttachments } from './discord-attachments.js';
+import { createDiscordConnection } from './discord-connection.js';
+import { errorMessage, isTokenRejected, toPlatformError } from './discord-errors.js';
+import { createDiscordInbound } from './discord-inbound.js';
+import { channelOf, createDiscordOutbound, DISCORD_MESSAGE_CHARS } from './discord-outbound.js';
+import { createDiscordRest } from './discord-rest.js';
+import { discordSettings } from './discord-settings.js';
+import { type AttemptOutcome, createEventDispatcher } from './event-dispatcher.js';
+import { InteractionReplies } from './interaction-replies.js';
+import { DISCORD_CUSTOM_ID_BYTES } from './prompt-components.js';
+import { type CommandBody, slashCommandsOf, syncCommandList } from './slash-commands.js';
+import { DISCORD_PLATFORM } from './translate-message.js';
+
+export const DISCORD_LIMITS: PlatformLimits = {
+  maxMessageLength: DISCORD_MESSAGE_CHARS,
+  // Discord counts characters; UTF-16 units are never fewer, so a part that fits them fits Discord.
+  lengthUnit: 'utf16',
+  maxActionDataBytes: DISCORD_CUSTOM_ID_BYTES,
+  supportsButtons: true,
+  supportsEdit: true,
+  supportsTyping: true,
+  commandPrefix: '/',
+};
+
+/** Guilds, guild messages, message content (privileged: enable it in the portal) and DMs. */
+export const DISCORD_INTENTS = [
+  GatewayIntentBits.Guilds,
+  GatewayIntentBits.GuildMessages,
+  GatewayIntentBits.MessageContent,
+  GatewayIntentBits.DirectMessages,
+];
+
+const DEFAULT_API_ROOT = 'https://discord.com/api';
+const REACTION = { received: '👀', done: '✅', failed: '❌' } as const;
+
+export interface DiscordAdapterOptions {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly token: string;
+  /** REST base (DISCORD_API_ROOT / platforms.discord.api_root); the gateway URL comes from it. */
+  readonly apiRoot?: string;
+  /** Clock for `receivedAt` (epoch ms). */
+  readonly now?: () => number;
+  /** First pause before a retry (hand-over, fresh connection), ms; default 1000. */
+  readonly backoffMs?: number;
+  /** How long `start` waits for the gateway before it returns anyway, ms; default 15 000. */
+  readonly startWaitMs?: number;
+  /** Extra discord.js client options (tests: `ws.buildIdentifyThrottler`). */
+  readonly clientOptions?: Partial<ClientOptions>;
+  /** Sees each hand-over attempt of an inbound event (metrics, tests). */
+  readonly observe?: (eventId: string, outcome: AttemptOutcome) => void;
+}
+
+export interface DiscordAdapter extends PlatformAdapter {
+  /** The REST client (the Discord tools use the same queue). */
+  readonly rest: REST;
+  /** Shows how a message's turn ended (✅ / ❌ reaction) when reactions are on. */
+  markOutcome(to: ChatAddress, messageId: string, outcome: 'done' | 'failed'): Promise<void>;
+}
+
+/** Builds the Discord platform on real discord.js: gateway for events, REST for everything sent. */
+export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAdapter {
+  const { config, token } = options;
+  const logger = options.logger.child({ component: 'discord' });
+  const settings = discordSettings(config);
+  const now = options.now ?? Date.now;
+  const apiRoot = (options.apiRoot ?? config.platforms.discord.api_root ?? DEFAULT_API_ROOT).replace(
+    /\/+$/,
+    '',
+  );
+  const backoffMs = options.backoffMs ?? 1000;
+  const rest = createDiscordRest({ apiRoot, token });
+  const interactions = new InteractionReplies(rest, now);
+  let sink: InboundSink | undefined;
+  let wanted: CommandBody[] | undefined;
+  /** Messages showing 👀, by message id → channel. */
+  const watching = new Map<string, string>();
+
+  const connectionRef: { fatal: (reason: string) => void } = { fatal: () => undefined };
+  const outbound = createDiscordOutbound({
+    rest,
+    token,
+    logger,
+    interactions,
+    onTokenRejected: (detail) =>
+      connectionRef.fatal(
+        `Discord rejected the bot token (401): check DISCORD_BOT_TOKEN and restart (${detail})`,
+      ),
+  });
+  const dispatcher = createEventDispatcher({
+    logger,
+    maxAttempts: settings.maxEventFailures,
+    backoffMs,
+    describe: (error) => errorMessage(error, token),
+    ...(options.observe !== undefined ? { observe: options.observe } : {}),
+  });
+
+  async function react(channelId: string, messageId: string, emoji: string, remove = false): Promise<void> {
+    try {
+      await outbound.react(channelId, messageId, emoji, remove);
+    } catch (error) {
+      logger.debug({ messageId, err: toPlatformError(error, token).message }, 'discord reaction not set');
+    }
+  }
+
+  const inbound = createDiscordInbound({
+    logger,
+    token,
+    rest,
+    settings,
+    dispatcher,
+    interactions,
+    outbound,
+    sink: () => sink,
+    now,
+    accepted: (event: InboundEvent) => {
+      if (!settings.reactions || event.kind !== 'message') return;
+      const channelId = channelOf(
+        event.chat.threadId === event.messageId ? { chatId: event.chat.chatId } : event.chat,
+      );
+      watching.set(event.messageId, channelId);
+      if (watching.size > 1_000) watching.delete(watching.keys().next().value ?? '');
+      void react(channelId, event.messageId, REACTION.received);
+    },
+    withAttachments: (event, attachments) =>
+      addDiscordAttachments(event, attachments, {
+        logger,
+        maxBytes: config.platforms.discord.download_max_bytes,
+        inboxDir: join(config.home, 'inbox', 'discord'),
+        attachImages: config.model.vision_model === undefined,
+      }),
+  });
+
+  async function syncCommands(client: Client, strict: boolean): Promise<void> {
+    if (wanted === undefined || settings.commandSync === 'off') return;
+    const applicationId = client.application?.id ?? client.user?.id;
+    if (applicationId === undefined) return;
+    const list = wanted;
+    try {
+      if (settings.commandSync === 'global') {
+        await syncCommandList(rest, { applicationId }, list);
+      } else {
+        for (const guildId of client.guilds.cache.keys())
+          await syncCommandList(rest, { applicationId, guildId }, list);
+        // Guild mode: global copies of the same commands would show twice; clear them.
+        const global = (await rest.get(Routes.applicationCommands(applicationId))) as APIApplicationCommand[];
+        if (global.length > 0) await rest.put(Routes.applicationCommands(applicationId), { body: [] });
+      }
+    } catch (error) {
+      const mapped = toPlatformError(error, token);
+      if (isTokenRejected(error)) connectionRef.fatal(mapped.message);
+      if (strict) throw mapped;
+      logger.warn({ err: mapped.message }, 'discord slash commands not registered');
+    }
+  }
+
+  function buildClient(): Client {
+    const client = new Client({
+      intents: DISCORD_INTENTS,
+      partials: [Partials.Channel],
+      allowedMentions: { parse: [] },
+      ...options.clientOptions,
+      rest: { ...options.clientOptions?.rest, api: apiRoot, version: '10' },
+    });
+    client.on(Events.MessageCreate, (message) => {
+      const botId = client.user?.id;
+      if (sink === undefined || botId === undefined) return;
+      inbound.onMessage(message, botId);
+    });
+    client.on(Events.Raw, (packet: { t?: unknown; d?: unknown }) => {
+      if (packet.t === GatewayDispatchEvents.InteractionCreate && sink !== undefined)
+        inbound.onInteraction(packet.d);
+    });
+    client.on(Events.GuildCreate, (guild) => {
+      if (settings.commandSync !== 'guild' || wanted === undefined || !connection.ready()) return;
+      const applicationId = client.application?.id ?? client.user?.id;
+      if (applicationId === undefined) return;
+      syncCommandList(rest, { applicationId, guildId: guild.id }, wanted).catch((error: unknown) =>
+        logger.warn(
+          { guildId: guild.id, err: errorMessage(error, token) },
+          'discord slash commands not registered',
+        ),
+      );
+    });
+    return client;
+  }
+
+  let current: Client | undefined;
+  const connection = createDiscordConnection({
+    logger,
+    token,
+    buildClient: () => {
+      current = buildClient();
+      return current;
+    },
+    onReady: (client) => void syncCommands(client, false),
+    reconnectAfterMs: settings.reconnectAfterMs,
+    backoffMs,
+    startWaitMs: options.startWaitMs ?? 15_000,
+    now,
+  });
+  connectionRef.fatal = (reason) => connection.fatal(reason);
+
+  return {
+    contractVersion: ADAPTER_CONTRACT_VERSION,
+    platform: DISCORD_PLATFORM,
+    limits: DISCORD_LIMITS,
+    rest,
+
+    async start(nextSink) {
+      if (sink !== undefined) return;
+      sink = nextSink;
+      await connection.start();
+    },
+
+    async stop() {
+      if (sink === undefined) return;
+      await connection.stop();
+      dispatcher.close();
+      await dispatcher.idle();
+      sink = undefined;
+    },
+
+    async health() {
+      if (sink === undefined) return { ok: false, reason: 'not started' };
+      return connection.health();
+    },
+
+    async setCommands(commands: readonly CommandInfo[]) {
+      wanted = slashCommandsOf(commands);
+      if (connection.ready() && current !== undefined) await syncCommands(current, true);
+    },
+
+    async markOutcome(_to, messageId, outcome) {
+      const channelId = watching.get(messageId);
+      if (channelId === undefined) return;
+      watching.delete(messageId);
+      await react(channelId, messageId, REACTION.received, true);
+      await react(channelId, messageId, outcome === 'done' ? REACTION.done : REACTION.failed);
+    },
+
+    sendText: outbound.sendText,
+    editText: outbound.editText,
+    sendTyping: outbound.sendTyping,
+    sendPrompt: outbound.sendPrompt,
+    answerAction: outbound.answerAction,
+  };
+}
