@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type APIApplicationCommand,
   Client,
@@ -29,8 +30,10 @@ import { channelOf, createDiscordOutbound, DISCORD_MESSAGE_CHARS } from './disco
 import { createDiscordRest } from './discord-rest.js';
 import { discordSettings } from './discord-settings.js';
 import { type AttemptOutcome, createEventDispatcher } from './event-dispatcher.js';
+import { guardOrphanSocketErrors } from './guard-socket-errors.js';
 import { InteractionReplies } from './interaction-replies.js';
 import { DISCORD_CUSTOM_ID_BYTES } from './prompt-components.js';
+import { SettledDestroyStrategy, type ShardManager } from './settled-destroy-strategy.js';
 import { type CommandBody, slashCommandsOf, syncCommandList } from './slash-commands.js';
 import { DISCORD_PLATFORM } from './translate-message.js';
 
@@ -54,6 +57,8 @@ export const DISCORD_INTENTS = [
 ];
 
 const DEFAULT_API_ROOT = 'https://discord.com/api';
+/** Milliseconds `stop` waits for events being handed over. */
+const STOP_WAIT_MS = 10_000;
 const REACTION = { received: '👀', done: '✅', failed: '❌' } as const;
 
 export interface DiscordAdapterOptions {
@@ -92,6 +97,9 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     '',
   );
   const backoffMs = options.backoffMs ?? 1000;
+  guardOrphanSocketErrors((error) =>
+    logger.warn({ err: errorMessage(error, token) }, 'discord: error on an abandoned gateway socket ignored'),
+  );
   const rest = createDiscordRest({ apiRoot, token });
   const interactions = new InteractionReplies(rest, now);
   let sink: InboundSink | undefined;
@@ -184,18 +192,23 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       allowedMentions: { parse: [] },
       ...options.clientOptions,
       rest: { ...options.clientOptions?.rest, api: apiRoot, version: '10' },
+      ws: {
+        ...options.clientOptions?.ws,
+        buildStrategy: (manager: ShardManager) => new SettledDestroyStrategy(manager),
+      },
     });
+    // Only the live client's events count: a replaced one may linger until it is closed.
+    const live = () => sink !== undefined && connection.client() === client;
     client.on(Events.MessageCreate, (message) => {
       const botId = client.user?.id;
-      if (sink === undefined || botId === undefined) return;
+      if (!live() || botId === undefined) return;
       inbound.onMessage(message, botId);
     });
     client.on(Events.Raw, (packet: { t?: unknown; d?: unknown }) => {
-      if (packet.t === GatewayDispatchEvents.InteractionCreate && sink !== undefined)
-        inbound.onInteraction(packet.d);
+      if (packet.t === GatewayDispatchEvents.InteractionCreate && live()) inbound.onInteraction(packet.d);
     });
     client.on(Events.GuildCreate, (guild) => {
-      if (settings.commandSync !== 'guild' || wanted === undefined || !connection.ready()) return;
+      if (!live() || settings.commandSync !== 'guild' || wanted === undefined || !connection.ready()) return;
       const applicationId = client.application?.id ?? client.user?.id;
       if (applicationId === undefined) return;
       syncCommandList(rest, { applicationId, guildId: guild.id }, wanted).catch((error: unknown) =>
@@ -208,14 +221,10 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     return client;
   }
 
-  let current: Client | undefined;
   const connection = createDiscordConnection({
     logger,
     token,
-    buildClient: () => {
-      current = buildClient();
-      return current;
-    },
+    buildClient,
     onReady: (client) => void syncCommands(client, false),
     reconnectAfterMs: settings.reconnectAfterMs,
     backoffMs,
@@ -240,7 +249,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       if (sink === undefined) return;
       await connection.stop();
       dispatcher.close();
-      await dispatcher.idle();
+      // Events being handed over finish (a stuck one does not hold the shutdown for long).
+      await Promise.race([dispatcher.idle(), sleep(STOP_WAIT_MS, undefined, { ref: false })]);
       sink = undefined;
     },
 
@@ -251,7 +261,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
 
     async setCommands(commands: readonly CommandInfo[]) {
       wanted = slashCommandsOf(commands);
-      if (connection.ready() && current !== undefined) await syncCommands(current, true);
+      const client = connection.client();
+      if (connection.ready() && client !== undefined) await syncCommands(client, true);
     },
 
     async markOutcome(_to, messageId, outcome) {

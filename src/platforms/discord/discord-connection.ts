@@ -38,6 +38,8 @@ export interface DiscordConnection {
   stop(): Promise<void>;
   health(): AdapterHealth;
   ready(): boolean;
+  /** The live client (events of any other one are stale: it was replaced or stopped). */
+  client(): Client | undefined;
   /** Discord refused the token (a REST 401): stop for good and say so in health. */
   fatal(reason: string): void;
 }
@@ -231,6 +233,7 @@ export function createDiscordConnection(options: DiscordConnectionOptions): Disc
       }
     },
     ready: () => phase === 'ready',
+    client: () => (phase === 'stopped' || phase === 'fatal' ? undefined : client),
     fatal,
   };
 }

@@ -5,8 +5,8 @@ import type { DiscordMessageView } from './translate-message.js';
 export function viewOfMessage(message: Message, botId: string): DiscordMessageView {
   const channel = message.channel;
   const thread = channel.isThread() ? channel : undefined;
+  // Written mentions only: the ping a reply carries is a reply, not a mention (no auto-thread).
   const mentionsBot =
-    message.mentions.users.has(botId) ||
     new RegExp(`<@!?${botId}>`).test(message.content) ||
     message.mentions.roles.some((role) => role.tags?.botId === botId);
   const author = message.author;

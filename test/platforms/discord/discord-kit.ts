@@ -90,16 +90,16 @@ export async function outcomeOf(setup: DiscordSetup, eventId: string, from: numb
   return seen.outcome === 'failed' ? 'not_acknowledged' : 'acknowledged';
 }
 
-/** `probe`'s first truthy value, checked every 10 ms (for state outside the fake). */
+/** `probe`'s first truthy value (awaited), checked every 10 ms (for state outside the fake). */
 export async function poll<T>(
-  probe: () => T | undefined | null | false,
+  probe: () => T | undefined | null | false | '' | 0 | Promise<T | undefined | null | false | '' | 0>,
   what: string,
   timeoutMs = 5000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== null && value !== false) return value;
+    const value = await probe();
+    if (value) return value;
     if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
