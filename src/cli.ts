@@ -63,7 +63,7 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
             config: runtime.config,
             registry: runtime.registry,
             pingRedis,
-            adapters: new Set(['telegram']),
+            adapters: new Set(['telegram', 'discord']),
             code: deps.code,
           }),
         );

@@ -107,7 +107,11 @@ function platformChecks(config: Config): Check[] {
         : { name: 'telegram', usable: true, detail: telegram.webhook_url ? 'webhook mode' : 'long polling' },
     discord.bot_token === undefined
       ? { name: 'discord', usable: false, detail: 'missing DISCORD_BOT_TOKEN' }
-      : { name: 'discord', usable: true, detail: 'token set' },
+      : {
+          name: 'discord',
+          usable: true,
+          detail: `token set; slash commands ${discord.command_sync === 'off' ? 'off' : `synced ${discord.command_sync === 'guild' ? 'per server' : 'globally'}`}${discord.api_root !== undefined ? `; REST at ${discord.api_root}` : ''}`,
+        },
     feishu.app_id === undefined || feishu.app_secret === undefined
       ? { name: 'feishu', usable: false, detail: 'missing FEISHU_APP_ID / FEISHU_APP_SECRET' }
       : { name: 'feishu', usable: true, detail: `${feishu.connection_mode} mode` },

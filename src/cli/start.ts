@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config-schema.js';
 import { createGateway, type GatewayRole } from '../gateway/create-gateway.js';
+import { discordAdapterFromConfig } from '../platforms/discord/discord-from-config.js';
 import { telegramAdapterFromConfig } from '../platforms/telegram/telegram-from-config.js';
 import { type CliIo, EXIT_OK } from './cli-io.js';
 import { type CodeSource, codeSourceText } from './code-source.js';
@@ -21,13 +22,18 @@ export interface StartDeps {
 export async function runStart(io: CliIo, deps: StartDeps, role: GatewayRole): Promise<number> {
   const { config, logger } = deps;
   const telegram = role === 'gateway' ? telegramAdapterFromConfig(config, logger) : undefined;
+  const discord = role === 'gateway' ? discordAdapterFromConfig(config, logger) : undefined;
+  const chatAdapters = [
+    ...(telegram !== undefined ? [telegram] : []),
+    ...(discord !== undefined ? [discord] : []),
+  ];
   const gateway = await createGateway({
     config,
     logger,
     baseEnv: deps.baseEnv,
     builtinToolsDir: deps.builtinToolsDir,
     role,
-    ...(telegram !== undefined ? { adapters: [telegram] } : {}),
+    ...(chatAdapters.length > 0 ? { adapters: chatAdapters } : {}),
   });
   if (telegram?.mode === 'webhook' && gateway.app !== undefined) telegram.registerWebhookRoute(gateway.app);
   let address: string | undefined;
@@ -43,6 +49,7 @@ export async function runStart(io: CliIo, deps: StartDeps, role: GatewayRole): P
   const platforms = [
     ...(role === 'gateway' && config.platforms.api_server.enabled ? ['api_server'] : []),
     ...(telegram !== undefined ? [`telegram (${telegram.mode})`] : []),
+    ...(discord !== undefined ? ['discord'] : []),
   ];
   logger.info(
     {
