@@ -178,6 +178,11 @@ export interface PlatformAdapter {
   answerAction(action: InboundAction, notice: string): Promise<void>;
   /** Publishes the command list as the platform's native menu, where there is one. */
   setCommands(commands: readonly CommandInfo[]): Promise<void>;
+  /**
+   * Optional: shows on the user's message how its turn ended (Discord reacts ✅ or ❌). Called
+   * after the answer or failure notice went out; never throws.
+   */
+  markOutcome?(to: ChatAddress, messageId: string, outcome: 'done' | 'failed'): Promise<void>;
 }
 
 export type PlatformErrorCode =

@@ -25,7 +25,7 @@ const parameters = z.object({
 
 /** One emoji (with modifiers and joiners), nothing else: no custom `name:id`, no text. */
 const UNICODE_EMOJI =
-  /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|[\u{1F3FB}-\u{1F3FF}\uFE0F\u200D\u20E3#*0-9])+$/u;
+  /^(?=.*(?:\p{Extended_Pictographic}|\p{Regional_Indicator}))(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|\p{Emoji_Modifier}|\uFE0F|\u200D|\u20E3|[#*0-9])+$/u;
 
 function service(services: { discord?: DiscordToolService }): DiscordToolService {
   if (services.discord === undefined)

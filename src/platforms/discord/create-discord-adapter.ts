@@ -71,7 +71,7 @@ export interface DiscordAdapterOptions {
   readonly now?: () => number;
   /** First pause before a retry (hand-over, fresh connection), ms; default 1000. */
   readonly backoffMs?: number;
-  /** How long `start` waits for the gateway before it returns anyway, ms; default 15 000. */
+  /** How long `start` waits for the gateway before it returns anyway, ms; default 10 000. */
   readonly startWaitMs?: number;
   /** Extra discord.js client options (tests: `ws.buildIdentifyThrottler`). */
   readonly clientOptions?: Partial<ClientOptions>;
@@ -228,7 +228,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     onReady: (client) => void syncCommands(client, false),
     reconnectAfterMs: settings.reconnectAfterMs,
     backoffMs,
-    startWaitMs: options.startWaitMs ?? 15_000,
+    startWaitMs: options.startWaitMs ?? 10_000,
     now,
   });
   connectionRef.fatal = (reason) => connection.fatal(reason);
