@@ -276,10 +276,15 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
               deliverToChat: async (platform: string, chatId: string, text: string) => {
                 const adapter = chatAdapters.get(platform);
                 if (adapter === undefined) throw new Error(`no ${platform} platform is running`);
-                // `chat_id: home` is the chat someone made home with /sethome (looked up per delivery).
+                // `chat_id: home` is the chat someone made home with /sethome (looked up per delivery),
+                // else the one configured (DISCORD_HOME_CHANNEL).
                 let to: { chatId: string; threadId?: string } = { chatId };
                 if (chatId === 'home') {
-                  const home = await store.getHomeChannel(platform);
+                  const configured =
+                    platform === 'discord' ? config.platforms.discord.home_channel : undefined;
+                  const home =
+                    (await store.getHomeChannel(platform)) ??
+                    (configured !== undefined ? { chatId: configured, threadId: undefined } : undefined);
                   if (home === undefined) {
                     throw new Error(
                       `no home channel is set for ${platform}: send /sethome in the chat that should get these messages`,
