@@ -157,4 +157,26 @@ describe('discord adapter (real discord.js against the fake Discord)', () => {
     expect(notice?.content).toMatch(/could not take this message/);
     expect(notice?.replyTo?.messageId).toBe(doomed.id);
   });
+
+  it('fetches attachments within the cap into the inbox; images also go to the model', async () => {
+    const { fake, recorder, home } = await started({ yaml: '    download_max_bytes: 1000' });
+    const png = Buffer.from('89504e470d0a1a0a', 'hex');
+    fake.dm({
+      authorId: fake.seed.users.alice.id,
+      content: 'look',
+      attachments: [
+        { filename: 'shot.png', bytes: png, contentType: 'image/png' },
+        { filename: '../../etc/notes.txt', bytes: Buffer.from('hello'), contentType: 'text/plain' },
+        { filename: 'huge.bin', bytes: Buffer.alloc(5000), contentType: 'application/octet-stream' },
+      ],
+    });
+    await poll(() => recorder.events.length > 0, 'the message');
+    const event = recorder.events[0];
+    if (event?.kind !== 'message') throw new Error('expected a message');
+    expect(event.text).toMatch(new RegExp(`^look\\n\\n\\[image saved at ${home}/inbox/discord/`));
+    expect(event.text).toMatch(/\[file saved at [^\]]*notes\.txt\]/);
+    expect(event.text).not.toMatch(/\.\.\//);
+    expect(event.text).toMatch(/huge\.bin" not downloaded: 5 KB is over the 1000 bytes limit/);
+    expect(event.images).toEqual([{ url: `data:image/png;base64,${png.toString('base64')}` }]);
+  });
 });
