@@ -57,6 +57,8 @@ export const DISCORD_INTENTS = [
 ];
 
 const DEFAULT_API_ROOT = 'https://discord.com/api';
+/** Milliseconds the roles of a DM writer are remembered. */
+const DM_ROLES_TTL_MS = 60_000;
 /** Milliseconds `stop` waits for events being handed over. */
 const STOP_WAIT_MS = 10_000;
 const REACTION = { received: '👀', done: '✅', failed: '❌' } as const;
@@ -153,6 +155,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       if (watching.size > 1_000) watching.delete(watching.keys().next().value ?? '');
       void react(channelId, event.messageId, REACTION.received);
     },
+    rolesInDm,
     withAttachments: (event, attachments) =>
       addDiscordAttachments(event, attachments, {
         logger,
@@ -161,6 +164,37 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         attachImages: config.model.vision_model === undefined,
       }),
   });
+
+  const allowedRoles = new Set(config.platforms.discord.allowed_roles);
+  const dmRoles = new Map<string, { readonly roles: readonly string[]; readonly at: number }>();
+  /** Looks the user up (REST) in each server that defines an allowed role; cached for a minute. */
+  async function rolesInDm(userId: string): Promise<readonly string[]> {
+    const client = connection.client();
+    if (allowedRoles.size === 0 || client === undefined) return [];
+    const cached = dmRoles.get(userId);
+    if (cached !== undefined && now() - cached.at < DM_ROLES_TTL_MS) return cached.roles;
+    const guilds = new Set(
+      [...allowedRoles].flatMap((role) =>
+        client.guilds.cache.filter((g) => g.roles.cache.has(role)).map((g) => g.id),
+      ),
+    );
+    const held: string[] = [];
+    for (const guildId of guilds) {
+      try {
+        const member = (await rest.get(Routes.guildMember(guildId, userId))) as { roles?: unknown };
+        if (Array.isArray(member.roles)) {
+          for (const role of member.roles)
+            if (typeof role === 'string' && allowedRoles.has(role)) held.push(role);
+        }
+      } catch (error) {
+        // Not a member there (404), or Discord is unreachable: no roles from that server.
+        logger.debug({ guildId, err: errorMessage(error, token) }, 'discord member roles not read');
+      }
+    }
+    dmRoles.set(userId, { roles: held, at: now() });
+    if (dmRoles.size > 1_000) dmRoles.delete(dmRoles.keys().next().value ?? '');
+    return held;
+  }
 
   async function syncCommands(client: Client, strict: boolean): Promise<void> {
     if (wanted === undefined || settings.commandSync === 'off') return;

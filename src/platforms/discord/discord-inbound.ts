@@ -28,6 +28,11 @@ export interface DiscordInboundDeps {
   readonly now: () => number;
   /** A message was taken by the gateway (reactions start here). */
   readonly accepted: (event: InboundEvent) => void;
+  /**
+   * The allowed roles a user holds in the servers that define them (a DM carries no roles);
+   * empty when no role allowlist is set.
+   */
+  readonly rolesInDm: (userId: string) => Promise<readonly string[]>;
   /** Adds attachments to a message event (downloads them within the cap). */
   readonly withAttachments: (
     event: InboundEvent,
@@ -53,7 +58,9 @@ export function createDiscordInbound(deps: DiscordInboundDeps): DiscordInbound {
   async function handOver(event: InboundEvent): Promise<InboundResult> {
     const sink = deps.sink();
     if (sink === undefined) throw new Error('the discord adapter is not started');
-    return sink(event);
+    if (event.chat.chatType !== 'dm' || event.sender.roles !== undefined) return sink(event);
+    const roles = await deps.rolesInDm(event.sender.userId);
+    return sink(roles.length === 0 ? event : { ...event, sender: { ...event.sender, roles: [...roles] } });
   }
 
   /** Opens the thread of an auto-threaded mention (once per message); undefined when it cannot. */

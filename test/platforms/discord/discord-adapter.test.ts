@@ -1,6 +1,7 @@
 import { GatewayIntentBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboundEvent, InboundResult } from '../../../src/platforms/adapter.js';
+import { startFakeDiscord } from '../../fakes/fake-discord.js';
 import { type DiscordSetup, poll, recordingSink, setupDiscord } from './discord-kit.js';
 
 const SEND = 'POST /channels/:channel_id/messages';
@@ -178,5 +179,22 @@ describe('discord adapter (real discord.js against the fake Discord)', () => {
     expect(event.text).not.toMatch(/\.\.\//);
     expect(event.text).toMatch(/huge\.bin" not downloaded: 5 KB is over the 1000 bytes limit/);
     expect(event.images).toEqual([{ url: `data:image/png;base64,${png.toString('base64')}` }]);
+  });
+
+  it('finds the allowed roles of someone writing a DM in the servers that define them', async () => {
+    const fake = await startFakeDiscord({ heartbeatIntervalMs: 250 });
+    try {
+      const { member } = fake.seed.roles;
+      const { recorder } = await started({ fake, env: { DISCORD_ALLOWED_ROLES: member } });
+      const fromAlice = fake.dm({ authorId: fake.seed.users.alice.id, content: 'hi' });
+      const fromBob = fake.dm({ authorId: fake.seed.users.bob.id, content: 'hi' });
+      await poll(() => recorder.events.length === 2, 'both DMs');
+      expect(recorder.events.find((e) => e.eventId === fromAlice.id)?.sender.roles).toEqual([member]);
+      expect(recorder.events.find((e) => e.eventId === fromBob.id)?.sender.roles).toBeUndefined();
+    } finally {
+      await setup?.close();
+      setup = undefined;
+      await fake.close();
+    }
   });
 });
