@@ -64,6 +64,8 @@ export class InteractionReplies {
    * unless `ephemeral`). Remembers the interaction for the answers that follow.
    */
   async acknowledge(ref: InteractionRef, kind: 'update' | 'reply', ephemeral = false): Promise<void> {
+    // The same interaction again (a resumed session replays events): it was answered already.
+    if (this.#pending.has(ref.id)) return;
     this.#pending.set(ref.id, { ...ref, createdAt: this.now(), originalFilled: kind === 'update' });
     await this.rest.post(Routes.interactionCallback(ref.id, ref.token), {
       auth: false,

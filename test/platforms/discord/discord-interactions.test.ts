@@ -145,6 +145,15 @@ describe('discord interactions: buttons and slash commands', () => {
       loading: false,
     });
     expect(fake.message(command.followUpIds[0] ?? '')?.content).toBe('Second part.');
+
+    // A resumed session may replay the interaction: it is neither acknowledged nor run again.
+    fake.dispatch('INTERACTION_CREATE', command.payload);
+    // A message sent after it on the same connection: once it arrived, the replay was seen.
+    const marker = fake.dm({ authorId: fake.seed.users.alice.id, content: 'after the replay' });
+    await poll(() => recorder.events.some((e) => e.eventId === marker.id), 'the later message');
+    expect(command.callbacks).toHaveLength(1);
+    expect(recorder.events.filter((e) => e.eventId === command.id)).toHaveLength(1);
+    expect(fake.message(command.originalMessageId ?? '')?.content).toBe('Session: idle.');
   });
 
   it('takes away "thinking…" when a command says nothing, and refuses commands in ignored channels privately', async () => {
