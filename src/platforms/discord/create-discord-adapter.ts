@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  type APIApplicationCommand,
   Client,
   type ClientOptions,
   Events,
@@ -9,7 +8,6 @@ import {
   GatewayIntentBits,
   Partials,
   type REST,
-  Routes,
 } from 'discord.js';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
@@ -22,19 +20,20 @@ import {
   type PlatformAdapter,
   type PlatformLimits,
 } from '../adapter.js';
+import { createCommandSync } from './command-sync.js';
 import { addDiscordAttachments } from './discord-attachments.js';
 import { createDiscordConnection } from './discord-connection.js';
-import { errorMessage, isTokenRejected, toPlatformError } from './discord-errors.js';
+import { errorMessage, toPlatformError } from './discord-errors.js';
 import { createDiscordInbound } from './discord-inbound.js';
 import { channelOf, createDiscordOutbound, DISCORD_MESSAGE_CHARS } from './discord-outbound.js';
 import { createDiscordRest } from './discord-rest.js';
 import { discordSettings } from './discord-settings.js';
+import { createDmRoleLookup } from './dm-roles.js';
 import { type AttemptOutcome, createEventDispatcher } from './event-dispatcher.js';
 import { guardOrphanSocketErrors } from './guard-socket-errors.js';
 import { InteractionReplies } from './interaction-replies.js';
 import { DISCORD_CUSTOM_ID_BYTES } from './prompt-components.js';
 import { SettledDestroyStrategy, type ShardManager } from './settled-destroy-strategy.js';
-import { type CommandBody, slashCommandsOf, syncCommandList } from './slash-commands.js';
 import { DISCORD_PLATFORM } from './translate-message.js';
 
 export const DISCORD_LIMITS: PlatformLimits = {
@@ -57,8 +56,6 @@ export const DISCORD_INTENTS = [
 ];
 
 const DEFAULT_API_ROOT = 'https://discord.com/api';
-/** Milliseconds the roles of a DM writer are remembered. */
-const DM_ROLES_TTL_MS = 60_000;
 /** Milliseconds `stop` waits for events being handed over. */
 const STOP_WAIT_MS = 10_000;
 const REACTION = { received: '👀', done: '✅', failed: '❌' } as const;
@@ -105,7 +102,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
   const rest = createDiscordRest({ apiRoot, token });
   const interactions = new InteractionReplies(rest, now);
   let sink: InboundSink | undefined;
-  let wanted: CommandBody[] | undefined;
   /** Messages showing 👀, by message id → channel. */
   const watching = new Map<string, string>();
 
@@ -136,6 +132,22 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     }
   }
 
+  const rolesInDm = createDmRoleLookup({
+    rest,
+    token,
+    logger,
+    allowedRoles: new Set(config.platforms.discord.allowed_roles),
+    client: () => connection.client(),
+    now,
+  });
+  const commands = createCommandSync({
+    rest,
+    token,
+    logger,
+    policy: settings.commandSync,
+    onTokenRejected: (detail) => connectionRef.fatal(detail),
+  });
+
   const inbound = createDiscordInbound({
     logger,
     token,
@@ -165,60 +177,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       }),
   });
 
-  const allowedRoles = new Set(config.platforms.discord.allowed_roles);
-  const dmRoles = new Map<string, { readonly roles: readonly string[]; readonly at: number }>();
-  /** Looks the user up (REST) in each server that defines an allowed role; cached for a minute. */
-  async function rolesInDm(userId: string): Promise<readonly string[]> {
-    const client = connection.client();
-    if (allowedRoles.size === 0 || client === undefined) return [];
-    const cached = dmRoles.get(userId);
-    if (cached !== undefined && now() - cached.at < DM_ROLES_TTL_MS) return cached.roles;
-    const guilds = new Set(
-      [...allowedRoles].flatMap((role) =>
-        client.guilds.cache.filter((g) => g.roles.cache.has(role)).map((g) => g.id),
-      ),
-    );
-    const held: string[] = [];
-    for (const guildId of guilds) {
-      try {
-        const member = (await rest.get(Routes.guildMember(guildId, userId))) as { roles?: unknown };
-        if (Array.isArray(member.roles)) {
-          for (const role of member.roles)
-            if (typeof role === 'string' && allowedRoles.has(role)) held.push(role);
-        }
-      } catch (error) {
-        // Not a member there (404), or Discord is unreachable: no roles from that server.
-        logger.debug({ guildId, err: errorMessage(error, token) }, 'discord member roles not read');
-      }
-    }
-    dmRoles.set(userId, { roles: held, at: now() });
-    if (dmRoles.size > 1_000) dmRoles.delete(dmRoles.keys().next().value ?? '');
-    return held;
-  }
-
-  async function syncCommands(client: Client, strict: boolean): Promise<void> {
-    if (wanted === undefined || settings.commandSync === 'off') return;
-    const applicationId = client.application?.id ?? client.user?.id;
-    if (applicationId === undefined) return;
-    const list = wanted;
-    try {
-      if (settings.commandSync === 'global') {
-        await syncCommandList(rest, { applicationId }, list);
-      } else {
-        for (const guildId of client.guilds.cache.keys())
-          await syncCommandList(rest, { applicationId, guildId }, list);
-        // Guild mode: global copies of the same commands would show twice; clear them.
-        const global = (await rest.get(Routes.applicationCommands(applicationId))) as APIApplicationCommand[];
-        if (global.length > 0) await rest.put(Routes.applicationCommands(applicationId), { body: [] });
-      }
-    } catch (error) {
-      const mapped = toPlatformError(error, token);
-      if (isTokenRejected(error)) connectionRef.fatal(mapped.message);
-      if (strict) throw mapped;
-      logger.warn({ err: mapped.message }, 'discord slash commands not registered');
-    }
-  }
-
   function buildClient(): Client {
     const client = new Client({
       intents: DISCORD_INTENTS,
@@ -242,15 +200,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       if (packet.t === GatewayDispatchEvents.InteractionCreate && live()) inbound.onInteraction(packet.d);
     });
     client.on(Events.GuildCreate, (guild) => {
-      if (!live() || settings.commandSync !== 'guild' || wanted === undefined || !connection.ready()) return;
-      const applicationId = client.application?.id ?? client.user?.id;
-      if (applicationId === undefined) return;
-      syncCommandList(rest, { applicationId, guildId: guild.id }, wanted).catch((error: unknown) =>
-        logger.warn(
-          { guildId: guild.id, err: errorMessage(error, token) },
-          'discord slash commands not registered',
-        ),
-      );
+      if (live() && connection.ready()) commands.onGuild(client, guild.id);
     });
     return client;
   }
@@ -259,7 +209,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     logger,
     token,
     buildClient,
-    onReady: (client) => void syncCommands(client, false),
+    onReady: (client) => void commands.onReady(client),
     reconnectAfterMs: settings.reconnectAfterMs,
     backoffMs,
     startWaitMs: options.startWaitMs ?? 10_000,
@@ -293,10 +243,9 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       return connection.health();
     },
 
-    async setCommands(commands: readonly CommandInfo[]) {
-      wanted = slashCommandsOf(commands);
+    async setCommands(list: readonly CommandInfo[]) {
       const client = connection.client();
-      if (connection.ready() && client !== undefined) await syncCommands(client, true);
+      await commands.publish(list, connection.ready() ? client : undefined);
     },
 
     async markOutcome(_to, messageId, outcome) {
