@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { z } from 'zod';
+import { createToolRuntime } from '../src/app/create-tool-runtime.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { createRegistry } from '../src/registry/create-registry.js';
 import { defineTool } from '../src/registry/define-tool.js';
-import { createToolRuntime } from '../src/runtime/create-tool-runtime.js';
 import { environment, summarize, timePerCallUs, timePerCallUsAsync } from './lib/stats.js';
 
 /**

@@ -1,4 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import { createToolRuntime, type ToolRuntime } from './app/create-tool-runtime.js';
+import { PLATFORMS } from './app/platforms.js';
 import { runApprovalCheck } from './cli/approval-check.js';
 import { type CliIo, EXIT_OK, EXIT_USAGE } from './cli/cli-io.js';
 import type { CodeSource } from './cli/code-source.js';
@@ -11,7 +13,6 @@ import { secretValues } from './config/mask-secrets.js';
 import { isHermesError } from './errors/hermes-error.js';
 import { explainRedisError, pingOnce } from './gateway/redis-reachable.js';
 import { createLogger } from './logging/create-logger.js';
-import { createToolRuntime, type ToolRuntime } from './runtime/create-tool-runtime.js';
 
 export interface CliDeps {
   /** Loads and validates the configuration (throws HermesError config_invalid). */
@@ -63,7 +64,7 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
             config: runtime.config,
             registry: runtime.registry,
             pingRedis,
-            adapters: new Set(['telegram', 'discord']),
+            platforms: PLATFORMS,
             code: deps.code,
           }),
         );
@@ -133,16 +134,24 @@ async function withRuntime(
     secrets: secretValues(config),
     ...(level !== undefined ? { destination: { write: (line: string) => io.stderr(line) } } : {}),
   });
-  const runtime = await createToolRuntime({
-    config,
-    logger,
-    baseEnv: deps.baseEnv,
-    builtinToolsDir: BUILTIN_TOOLS_DIR,
-  });
+  // The same services the gateway gives its tools, so availability reads as the gateway computes
+  // it (session_search needs the session store).
+  const store = openStoreForCli(config, logger);
   try {
-    return await body(runtime);
+    const runtime = await createToolRuntime({
+      config,
+      logger,
+      baseEnv: deps.baseEnv,
+      builtinToolsDir: BUILTIN_TOOLS_DIR,
+      sessionSearch: store,
+    });
+    try {
+      return await body(runtime);
+    } finally {
+      await runtime.close();
+    }
   } finally {
-    await runtime.close();
+    await store.close();
   }
 }
 

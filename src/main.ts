@@ -1,7 +1,7 @@
 import type { CodeSource } from './cli/code-source.js';
 import { runCli } from './cli.js';
 import { loadConfig } from './config/load-config.js';
-import { closeModelFetchAgent } from './runtime/create-model-fetch.js';
+import { closeModelFetchAgent } from './lib/create-model-fetch.js';
 
 /**
  * The composition root: the only module that reads process.env and process.argv or listens for

@@ -1,5 +1,5 @@
+import type { Gateway } from '../../src/app/create-gateway.js';
 import type { GateContext } from '../../src/approval/approval-types.js';
-import type { Gateway } from '../../src/gateway/create-gateway.js';
 import { commandFor } from './round-text.js';
 import { BENCH_USER } from './start-roundtrip-gateway.js';
 

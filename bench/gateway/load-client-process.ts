@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { createModelFetch } from '../../src/runtime/create-model-fetch.js';
+import { createModelFetch } from '../../src/lib/create-model-fetch.js';
 import { closedLoop } from '../lib/closed-loop.js';
 import { FAKE_ANSWER, FAKE_MODEL } from './fake-model-answer.js';
 import { createHttpPoster, type HttpPoster } from './http-poster.js';

@@ -1,7 +1,7 @@
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import Fastify from 'fastify';
 import OpenAI from 'openai';
-import { createModelFetch } from '../../src/runtime/create-model-fetch.js';
+import { createModelFetch } from '../../src/lib/create-model-fetch.js';
 import { FAKE_MODEL } from './fake-model-answer.js';
 
 const connection = { host: '127.0.0.1', port: 6379 };

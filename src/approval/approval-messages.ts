@@ -4,22 +4,52 @@
  * the refusal.
  */
 
+import type { ActionKind } from './approval-types.js';
+
 const NO_WORKAROUND =
   'Do not retry it, do not rephrase it, and do not try to reach the same result with a different command.';
 
-export function hardlineMessage(description: string): string {
+/** What was held back: a shell command (the default) or a file tool's write or read. */
+export type ApprovalSubject = 'command' | ActionKind;
+
+const NOUN: Record<ApprovalSubject, string> = {
+  command: 'command',
+  file_write: 'file write',
+  file_read: 'file read',
+  discord_admin: 'Discord admin action',
+};
+
+/** "this command" / "this file write" / "this file read". */
+export function subjectNoun(subject: ApprovalSubject): string {
+  return NOUN[subject];
+}
+
+/** The same warning for a file tool: no other tool, path or link may be used to get round it. */
+const NO_FILE_WORKAROUND =
+  'Do not retry it, do not try another path, link or copy of the same file, and do not use the terminal or another tool to reach the same result.';
+
+/** A moderation action: no other tool, command or wording may be used to get the same effect. */
+const NO_ADMIN_WORKAROUND =
+  'Do not retry it, do not rephrase it, and do not use another tool or a command to reach the same result.';
+
+function workaround(subject: ApprovalSubject): string {
+  if (subject === 'command') return NO_WORKAROUND;
+  return subject === 'discord_admin' ? NO_ADMIN_WORKAROUND : NO_FILE_WORKAROUND;
+}
+
+export function hardlineMessage(description: string, subject: ApprovalSubject = 'command'): string {
   return (
-    `REFUSED (never allowed): ${description}. This command is on the fixed list of operations the agent ` +
+    `REFUSED (never allowed): ${description}. This ${NOUN[subject]} is on the fixed list of operations the agent ` +
     'can never run, in any mode: yolo, approvals.mode off and approvals cannot unlock it. ' +
-    `${NO_WORKAROUND} If the user really wants it, they must run it themselves in a terminal outside the agent.`
+    `${workaround(subject)} If the user really wants it, they must run it themselves in a terminal outside the agent.`
   );
 }
 
-export function denyRuleMessage(rule: string): string {
+export function denyRuleMessage(rule: string, subject: ApprovalSubject = 'command'): string {
   return (
-    `REFUSED (deny rule): this command matches the deny rule '${rule}' that the operator set in ` +
+    `REFUSED (deny rule): this ${NOUN[subject]} matches the deny rule '${rule}' that the operator set in ` +
     'approvals.deny (config.yaml). Deny rules apply in every mode, yolo included, and the user has ' +
-    `forbidden this explicitly. ${NO_WORKAROUND} If the user really wants it, they must run it ` +
+    `forbidden this explicitly. ${workaround(subject)} If the user really wants it, they must run it ` +
     'themselves outside the agent.'
   );
 }
@@ -33,35 +63,45 @@ export function sudoStdinMessage(): string {
   );
 }
 
-export function deniedMessage(description: string, reason: string | undefined): string {
+export function deniedMessage(
+  description: string,
+  reason: string | undefined,
+  subject: ApprovalSubject = 'command',
+): string {
   const because = reason !== undefined && reason.trim() !== '' ? ` The user said: "${reason.trim()}".` : '';
+  const done = subject === 'command' ? 'was not run' : 'was not carried out';
   return (
-    `DENIED by the user: the command (${description}) was not run.${because} The user did NOT consent. ` +
-    `${NO_WORKAROUND} Continue without it or ask the user what they want instead.`
+    `DENIED by the user: the ${NOUN[subject]} (${description}) ${done}.${because} The user did NOT consent. ` +
+    `${workaround(subject)} Continue without it or ask the user what they want instead.`
   );
 }
 
-export function timedOutMessage(description: string): string {
+export function timedOutMessage(description: string, subject: ApprovalSubject = 'command'): string {
   return (
-    `NOT RUN: nobody answered the approval request for this command (${description}) before it ` +
+    `NOT RUN: nobody answered the approval request for this ${NOUN[subject]} (${description}) before it ` +
     'expired. Silence is not consent: the user has NOT agreed to it. ' +
-    `${NO_WORKAROUND} Stop this line of work, take no other destructive or irreversible step, and wait ` +
+    `${workaround(subject)} Stop this line of work, take no other destructive or irreversible step, and wait ` +
     'for the user to reply.'
   );
 }
 
-export function cancelledMessage(description: string): string {
+export function cancelledMessage(description: string, subject: ApprovalSubject = 'command'): string {
   return (
-    `NOT RUN: the approval request for this command (${description}) was cancelled (the turn was ` +
-    `stopped or the session reset). The user has NOT agreed to it. ${NO_WORKAROUND} Wait for the user.`
+    `NOT RUN: the approval request for this ${NOUN[subject]} (${description}) was cancelled (the turn was ` +
+    `stopped or the session reset). The user has NOT agreed to it. ${workaround(subject)} Wait for the user.`
   );
 }
 
-export function unattendedMessage(description: string, platform: string | undefined): string {
+export function unattendedMessage(
+  description: string,
+  platform: string | undefined,
+  subject: ApprovalSubject = 'command',
+): string {
   const where = platform === undefined ? 'an unattended session' : `an unattended session (${platform})`;
+  const noun = NOUN[subject];
   return (
-    `REFUSED: this command was flagged as dangerous (${description}), and it came from ${where} where ` +
-    'no person is present to approve it. Find another way to do the task that avoids this command. ' +
+    `REFUSED: this ${noun} was flagged as dangerous (${description}), and it came from ${where} where ` +
+    `no person is present to approve it. Find another way to do the task that avoids this ${noun}. ` +
     'An operator who wants dangerous commands to run without approval in unattended sessions can set ' +
     'approvals.unattended_mode: approve in config.yaml.'
   );

@@ -17,6 +17,35 @@ export interface DetectResult {
 export type ApprovalScope = 'once' | 'session' | 'always';
 export type ApprovalChoice = ApprovalScope | 'deny';
 
+/**
+ * A gated action that is not a shell command: a file tool writing or reading a sensitive file, or
+ * a Discord moderation action (`discord_admin`: channel topic, slowmode, member timeout).
+ */
+export type ActionKind = 'file_write' | 'file_read' | 'discord_admin';
+
+/**
+ * A non-command action to check, with findings the caller computed (the file tools classify the
+ * path against the table of sensitive locations). The gate applies the same floors, yolo, modes,
+ * session and permanent approvals as for commands, and asks a human about the rest.
+ */
+export interface GateAction {
+  readonly kind: ActionKind;
+  /**
+   * Tool and target, e.g. `write_file ~/.zshenv`: what `approvals.deny` globs are matched
+   * against (with `denyTargets`, other spellings of the same target).
+   */
+  readonly subject: string;
+  readonly denyTargets?: readonly string[];
+  /**
+   * The text a human approves (the request's `command`): a readable summary whose first line
+   * names the tool and target and which includes a digest of the exact content, so the decision
+   * (bound by `commandHash(summary, cwd)`) covers only that content.
+   */
+  readonly summary: string;
+  /** Dangerous findings ask; any other tier is a floor and refuses. Empty: only the floors apply. */
+  readonly findings: readonly Finding[];
+}
+
 export interface ApprovalRequest {
   /** Short id (fits a Telegram callback_data of 64 bytes with its prefix). */
   readonly id: string;
@@ -34,10 +63,12 @@ export interface ApprovalRequest {
   readonly allowPermanent: boolean;
   /** True for an owner override of a smart-reviewer denial (prompt offers once/deny only). */
   readonly smartDenied?: boolean;
+  /** Set when the request is not for a shell command: `command` then holds the action's summary. */
+  readonly action?: ActionKind;
 }
 
 /** Where a command would run; container backends skip the dangerous tier but keep the floors. */
-export type ExecBackend = 'local' | 'docker' | 'ssh';
+export type ExecBackend = 'local' | 'docker' | 'ssh' | 'sandbox';
 
 export interface GateContext {
   readonly sessionKey: string;
@@ -89,7 +120,12 @@ export type GateDecision =
       readonly coalesced?: boolean;
     };
 
-/** What a terminal-like tool needs from the gate. */
+/** What a terminal-like tool (and a file tool) needs from the gate. */
 export interface ApprovalGate {
   check(command: string, ctx: GateContext): Promise<GateDecision>;
+  /**
+   * Checks a non-command action with precomputed findings. File actions always touch this
+   * machine, so `ctx.backend` is taken as `local` whatever it says.
+   */
+  checkAction(action: GateAction, ctx: GateContext): Promise<GateDecision>;
 }

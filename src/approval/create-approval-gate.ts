@@ -11,17 +11,19 @@ import {
 } from './approval-messages.js';
 import type { ApprovalOutcome, ApprovalStore, DecideResult } from './approval-store.js';
 import type {
+  ActionKind,
   ApprovalChoice,
   ApprovalGate,
   ApprovalRequest,
   ApprovalScope,
   Finding,
+  GateAction,
   GateContext,
   GateDecision,
 } from './approval-types.js';
 import { commandHash, isRequestId, randomRequestId } from './command-hash.js';
 import { commandSegments, detect, isCompoundCommand } from './detect.js';
-import { dangerousStep, floorDecision, type PolicySettings } from './policy.js';
+import { actionFloorDecision, dangerousStep, floorDecision, type PolicySettings } from './policy.js';
 import type { SmartReviewer } from './smart-reviewer.js';
 
 /** Characters of a command a prompt shows; a longer command can only be approved once. */
@@ -136,6 +138,7 @@ export function createApprovalGate(deps: ApprovalGateDeps): ApprovalGateControll
     ctx: GateContext,
     findings: readonly Finding[],
     smartDenied: boolean,
+    action?: ActionKind,
   ): Promise<GateDecision> {
     const id = newId();
     if (!isRequestId(id)) throw new HermesError('approval_mismatch', `invalid approval request id "${id}"`);
@@ -152,6 +155,7 @@ export function createApprovalGate(deps: ApprovalGateDeps): ApprovalGateControll
       commandHash: commandHash(command, ctx.cwd),
       allowPermanent: !smartDenied && command.length <= PROMPT_PREVIEW_CHARS,
       ...(smartDenied ? { smartDenied: true } : {}),
+      ...(action === undefined ? {} : { action }),
     };
     const opened = await store.open(request);
     logger.info(
@@ -218,6 +222,40 @@ export function createApprovalGate(deps: ApprovalGateDeps): ApprovalGateControll
     return openRequest(command, ctx, step.findings, false);
   }
 
+  /**
+   * A file tool's write or read with findings it computed from the table of sensitive locations.
+   * Same order as `check`: floors, then yolo / mode off, then session and permanent approvals by
+   * finding key, then unattended refusal, then a human. Differences: the backend is always local
+   * (the file tools touch this machine, never a container), allowlist command globs never match
+   * (the summary is not a command; only finding keys do), and the smart reviewer is not asked
+   * (its instructions are about commands, and file content is text the model wrote): a human is.
+   */
+  async function checkAction(action: GateAction, ctx: GateContext): Promise<GateDecision> {
+    const floor = actionFloorDecision(action, settings);
+    if (floor !== undefined) return floor;
+    const dangerous = action.findings.filter((finding) => finding.tier === 'dangerous');
+    if (dangerous.length === 0) return { kind: 'allow', reason: 'safe', findings: [] };
+    const needsState = !settings.yolo && settings.mode !== 'off';
+    const [sessionYolo, sessionGrants] = needsState
+      ? await Promise.all([store.sessionYolo(ctx.sessionKey), store.sessionGrants(ctx.sessionKey)])
+      : [false, new Set<string>()];
+    const step = dangerousStep({
+      command: action.summary,
+      findings: dangerous,
+      compound: true,
+      backend: 'local',
+      unattended: ctx.unattended,
+      platform: ctx.platform,
+      sessionYolo,
+      sessionGrants,
+      allowlist,
+      settings,
+      subject: action.kind,
+    });
+    if (step.kind === 'allow' || step.kind === 'deny' || step.kind === 'ask') return step;
+    return openRequest(action.summary, { ...ctx, backend: 'local' }, step.findings, false, action.kind);
+  }
+
   async function record(
     requestId: string,
     choice: ApprovalChoice,
@@ -265,6 +303,7 @@ export function createApprovalGate(deps: ApprovalGateDeps): ApprovalGateControll
     const { request } = outcome;
     const findings = request.findings;
     const description = describeFindings(findings);
+    const subject = request.action ?? 'command';
     if (commandHash(options.command, options.cwd) !== request.commandHash) {
       // A programming error upstream; never let an approval cover a different command.
       throw new HermesError('approval_mismatch', `approval ${requestId} was given for a different command`);
@@ -273,14 +312,14 @@ export function createApprovalGate(deps: ApprovalGateDeps): ApprovalGateControll
       case 'pending':
         return { kind: 'pending', request };
       case 'expired':
-        return { kind: 'deny', reason: 'timeout', message: timedOutMessage(description), findings };
+        return { kind: 'deny', reason: 'timeout', message: timedOutMessage(description, subject), findings };
       case 'denied':
         return outcome.cause === 'cancelled'
-          ? { kind: 'deny', reason: 'cancelled', message: cancelledMessage(description), findings }
+          ? { kind: 'deny', reason: 'cancelled', message: cancelledMessage(description, subject), findings }
           : {
               kind: 'deny',
               reason: 'denied',
-              message: deniedMessage(description, outcome.decision.reason),
+              message: deniedMessage(description, outcome.decision.reason, subject),
               findings,
             };
       case 'approved':
@@ -296,6 +335,7 @@ export function createApprovalGate(deps: ApprovalGateDeps): ApprovalGateControll
 
   return {
     check,
+    checkAction,
     allowlist,
     decide: (requestId, choice, options) => record(requestId, choice, options),
     cancel: (requestId, reason) =>

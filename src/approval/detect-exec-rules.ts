@@ -1,154 +1,93 @@
 import type { RuleContext, VerbRules } from './detect-context.js';
+import { evalRules } from './detect-eval-rules.js';
 import { DANGEROUS } from './detect-keys.js';
-import { type Segment, shortLetters } from './shell-segment.js';
+import { heredocBodies } from './detect-literal-output.js';
+import { positionalOf, STDIN_FILES, shellCall, stdinProgram, stdinSource } from './detect-shell-call.js';
+import { substitutedSources } from './detect-substituted-sources.js';
+import { resolveLongOption } from './shell-segment.js';
 import type { ShellWord } from './shell-types.js';
 
 /**
- * Commands that run other commands: shells with `-c`, `eval`, `ssh host …`, `su -c`, heredocs
- * into a shell, interpreters with inline programs, and read-only tools with program flags.
+ * Commands that run other commands: shells with `-c` (and their arguments as `$0 $1 …`),
+ * heredocs into a shell, `ssh host …`, `su -c`, `runuser`, `env -S`, `flock -c`, `watch`,
+ * `script -c`, tmux and screen. `eval`/`source` are in detect-eval-rules.ts.
  */
 
-export const REMOTE_FETCHERS: ReadonlySet<string> = new Set([
-  'curl',
-  'wget',
-  'fetch',
-  'http',
-  'https',
-  'xh',
-  'aria2c',
-  'lwp-request',
-  'iwr',
-  'irm',
-  'invoke-webrequest',
-  'invoke-restmethod',
-]);
-
-const SHELL_VALUE_OPTIONS = new Set(['-o', '+o', '-O', '+O', '--init-file', '--rcfile']);
-
-/** `bash -c CMD` → CMD; also says whether the shell reads its program from stdin. */
-export function shellInvocation(argv: readonly string[]): {
-  payload: string | undefined;
-  readsStdin: boolean;
-} {
-  let dashC = false;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
-    if (arg === '--' || arg === '-') {
-      const rest = argv[i + 1];
-      return dashC ? { payload: rest, readsStdin: false } : { payload: undefined, readsStdin: true };
-    }
-    if (arg.startsWith('--')) {
-      if (SHELL_VALUE_OPTIONS.has(arg)) i += 1;
-      continue;
-    }
-    if ((arg.startsWith('-') || arg.startsWith('+')) && arg.length > 1) {
-      const letters = arg.slice(1);
-      if (letters.includes('c')) dashC = true;
-      if (letters.includes('o') || letters.includes('O')) i += 1;
-      continue;
-    }
-    return dashC ? { payload: arg, readsStdin: false } : { payload: undefined, readsStdin: false };
-  }
-  return { payload: undefined, readsStdin: !dashC };
-}
-
-function substitutionsOf(seg: Segment): { word: ShellWord; process: boolean }[] {
-  const out: { word: ShellWord; process: boolean }[] = [];
-  for (const word of seg.args) if (word.subs.length > 0) out.push({ word, process: false });
-  for (const redirect of seg.redirects) {
-    if (redirect.target !== undefined && redirect.target.subs.length > 0)
-      out.push({ word: redirect.target, process: true });
-  }
-  return out;
-}
-
-/** The obfuscation family of a decoding stage (`base64 -d`, `xxd -r`, `tr`, `openssl … -d`). */
-export function decoderKey(seg: Segment): string | undefined {
-  const { verb, argv, argl } = seg;
-  if (verb === 'base64' || verb === 'base32' || verb === 'base16' || verb === 'basenc') {
-    const decodes =
-      argv.some((arg) => arg === '--decode' || arg === '-D') || shortLetters(argv).includes('d');
-    return decodes ? DANGEROUS.decodePipe : undefined;
-  }
-  if (verb === 'xxd')
-    return shortLetters(argv).includes('r') || argl.includes('--revert') ? DANGEROUS.xxdPipe : undefined;
-  if (verb === 'tr') return DANGEROUS.trPipe;
-  if (verb === 'openssl' && (argl.includes('enc') || argl.includes('base64')) && argl.includes('-d')) {
-    return DANGEROUS.opensslPipe;
-  }
-  return undefined;
-}
-
-/**
- * Substitutions whose output a shell runs: `bash <(curl …)`, `eval "$(curl …)"`,
- * `sh -c "$(wget -O- …)"`, `source <(curl …)`, `eval "$(echo … | base64 -d)"`.
- */
-function substitutedSources(ctx: RuleContext): void {
-  for (const { word } of substitutionsOf(ctx.seg)) {
-    for (const sub of word.subs) {
-      for (const inner of ctx.segmentsOf(sub.list)) {
-        if (REMOTE_FETCHERS.has(inner.verb)) {
-          ctx.danger(sub.kind === 'process-in' ? DANGEROUS.remoteProcSubst : DANGEROUS.remoteCmdSubst);
-        }
-        const decoder = decoderKey(inner);
-        if (decoder !== undefined) ctx.danger(decoder);
-      }
-    }
-  }
-}
-
-export function heredocBodies(seg: Segment): string[] {
-  const out: string[] = [];
-  for (const redirect of seg.redirects) {
-    if (
-      redirect.body !== undefined &&
-      (redirect.op === '<<' || redirect.op === '<<-' || redirect.op === '<<<')
-    ) {
-      out.push(redirect.body);
-    }
-  }
-  return out;
-}
+export { heredocBodies } from './detect-literal-output.js';
+export { STDIN_FILES, shellInvocation, stdinProgram, stdinSource } from './detect-shell-call.js';
+export { decoderKey, REMOTE_FETCHERS } from './detect-substituted-sources.js';
 
 function shell(ctx: RuleContext): void {
-  const { payload } = shellInvocation(ctx.seg.argv);
-  if (payload !== undefined) ctx.scanShell(payload);
+  const call = shellCall(ctx.seg.args);
+  if (call.startup !== undefined && (call.startup.expanded || STDIN_FILES.test(call.startup.text)))
+    ctx.danger(DANGEROUS.codeFromData);
+  if (call.payload !== undefined) {
+    ctx.runPayload(call.payload, positionalOf(call.rest, ctx.seg.verb));
+  } else if (call.script !== undefined && !call.noExec) {
+    if (call.script.expanded) ctx.danger(DANGEROUS.unresolvedProgram);
+    if (STDIN_FILES.test(call.script.text)) stdinProgram(ctx);
+  } else if (call.readsStdin && !call.noExec) {
+    stdinProgram(ctx);
+  }
   for (const body of heredocBodies(ctx.seg)) {
     ctx.danger(DANGEROUS.shellHeredoc);
-    ctx.scanShell(body);
+    ctx.scanShell(body, false, positionalOf(call.rest, ctx.seg.verb));
   }
   substitutedSources(ctx);
 }
 
-function evalRule(ctx: RuleContext): void {
-  if (ctx.seg.argv.length > 0) ctx.scanShell(ctx.seg.argv.join(' '));
-  substitutedSources(ctx);
-}
-
-/** Value of `-c CMD`, `-xc CMD`, `-cCMD`, `--command CMD` or `--command=CMD`. */
-function optionValue(argv: readonly string[], letter: string, long: string): string | undefined {
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
+/** Word holding the value of `-c CMD`, `-xc CMD`, `-cCMD`, `--command CMD` or `--command=CMD`. */
+function optionWord(args: readonly ShellWord[], letter: string, long: string): ShellWord | undefined {
+  for (let i = 0; i < args.length; i += 1) {
+    const word = args[i] as ShellWord;
+    const arg = word.text;
     if (arg === '--') return undefined;
-    if (arg === long) return argv[i + 1];
-    if (arg.startsWith(`${long}=`)) return arg.slice(long.length + 1);
+    if (arg === long || (long.length > 3 && arg.length > 3 && long.startsWith(arg) && arg.startsWith('--')))
+      return args[i + 1];
+    if (arg.startsWith(`${long}=`)) return { ...word, text: arg.slice(long.length + 1) };
     if (arg.startsWith('-') && !arg.startsWith('--')) {
       const at = arg.indexOf(letter, 1);
-      if (at > 0) return at === arg.length - 1 ? argv[i + 1] : arg.slice(at + 1);
+      if (at > 0) return at === arg.length - 1 ? args[i + 1] : { ...word, text: arg.slice(at + 1) };
     }
   }
   return undefined;
 }
 
 function su(ctx: RuleContext): void {
-  const command = optionValue(ctx.seg.argv, 'c', '--command');
-  if (command !== undefined) ctx.scanShell(command);
+  ctx.runPayload(optionWord(ctx.seg.args, 'c', '--command'));
+  // `su [opts] [-] [user] -- ARGS…`: the arguments after `--` go to the user's shell.
+  const dashes = ctx.seg.argv.indexOf('--');
+  if (dashes >= 0 && ctx.seg.verb !== 'runuser') {
+    const call = shellCall(ctx.seg.args.slice(dashes + 1));
+    if (call.payload !== undefined) ctx.runPayload(call.payload, positionalOf(call.rest, 'sh'));
+  }
 }
 
+/** `vagrant ssh -c CMD` / `--command CMD`: a command on the guest machine. */
+function vagrant(ctx: RuleContext): void {
+  if (ctx.seg.argl[0] !== 'ssh') return;
+  const command = optionWord(ctx.seg.args.slice(1), 'c', '--command');
+  if (command === undefined) return;
+  ctx.danger(DANGEROUS.remoteCommand);
+  ctx.runPayload(command, ['bash']);
+}
+
+/** `runuser -u USER [--] CMD…`, `runuser [-l] USER -c CMD`. */
 function runuser(ctx: RuleContext): void {
   su(ctx);
-  const dashes = ctx.seg.argv.indexOf('--');
-  if (dashes >= 0 && dashes + 1 < ctx.seg.args.length) ctx.scanWords(ctx.seg.args.slice(dashes + 1));
+  const { args, argv } = ctx.seg;
+  const dashes = argv.indexOf('--');
+  if (dashes >= 0) {
+    if (dashes + 1 < args.length) ctx.scanWords(args.slice(dashes + 1));
+    return;
+  }
+  if (!argv.some((arg) => arg === '-u' || arg === '--user' || arg.startsWith('--user='))) return;
+  let i = 0;
+  while (i < argv.length && (argv[i] as string).startsWith('-')) {
+    const arg = argv[i] as string;
+    i += /^-[ugGcsw]$|^--(?:user|group|supp-group|command|shell|whitelist-environment)$/.test(arg) ? 2 : 1;
+  }
+  if (i < args.length) ctx.scanWords(args.slice(i));
 }
 
 const SSH_VALUE_LETTERS = 'bcDEeFIiJLlmOopQRSWwB';
@@ -170,48 +109,126 @@ function ssh(ctx: RuleContext): void {
     for (let k = 1; k < arg.length; k += 1) {
       if (!SSH_VALUE_LETTERS.includes(arg[k] as string)) continue;
       const value = k === arg.length - 1 ? argv[++i] : arg.slice(k + 1);
-      if (arg[k] === 'o' && value !== undefined && /^(?:proxycommand|localcommand)[= ]/i.test(value)) {
+      if (
+        arg[k] === 'o' &&
+        value !== undefined &&
+        /^(?:proxycommand|localcommand|knownhostscommand)[= ]/i.test(value)
+      ) {
         ctx.scanShell(value.replace(/^\w+[= ]/, ''));
       }
+      if (arg[k] === 'o' && value !== undefined && /^remotecommand[= ]/i.test(value)) {
+        ctx.danger(DANGEROUS.remoteCommand);
+        ctx.scanShell(value.replace(/^\w+[= ]/, ''));
+      }
+      // A PKCS#11 / security-key provider is a shared library loaded into ssh.
+      if (
+        arg[k] === 'I' ||
+        (arg[k] === 'o' && /^(?:pkcs11provider|securitykeyprovider)[= ]/i.test(value ?? ''))
+      )
+        ctx.danger(DANGEROUS.optionProgram);
       break;
     }
   }
-  if (host >= 0 && host + 1 < argv.length) ctx.scanShell(argv.slice(host + 1).join(' '));
+  if (host >= 0 && host + 1 < argv.length) {
+    ctx.danger(DANGEROUS.remoteCommand);
+    if (ctx.seg.args.slice(host + 1).some((word) => word.expanded)) ctx.danger(DANGEROUS.codeFromData);
+    ctx.scanShell(argv.slice(host + 1).join(' '), false, ['bash']);
+  } else if (host >= 0 && stdinSource(ctx) !== 'none') {
+    // No command, but stdin is fed to the remote login shell.
+    ctx.danger(DANGEROUS.remoteCommand);
+    for (const body of heredocBodies(ctx.seg)) ctx.scanShell(body, true);
+  }
 }
 
+/** `mosh [options] host [--] command…`: like ssh, the command runs on the other host. */
+function mosh(ctx: RuleContext): void {
+  const { args } = ctx.seg;
+  let i = 0;
+  while (i < args.length && (args[i] as ShellWord).text.startsWith('-')) {
+    const arg = (args[i] as ShellWord).text;
+    i += /^-[p]$|^--(?:ssh|port|predict|family|server|bind-server|client|experimental-remote-ip)$/.test(arg)
+      ? 2
+      : 1;
+  }
+  let command = args.slice(i + 1);
+  if (command[0]?.text === '--') command = command.slice(1);
+  if (command.length === 0) return;
+  ctx.danger(DANGEROUS.remoteCommand);
+  if (command.some((word) => word.expanded)) ctx.danger(DANGEROUS.codeFromData);
+  ctx.scanShell(command.map((word) => word.text).join(' '), false, ['bash']);
+}
+
+const ENV_LONGS = [
+  '--split-string',
+  '--ignore-environment',
+  '--null',
+  '--unset',
+  '--chdir',
+  '--argv0',
+  '--block-signal',
+  '--default-signal',
+  '--ignore-signal',
+  '--list-signal-handling',
+  '--debug',
+  '--help',
+  '--version',
+];
+
+/** `env -S 'cmd args'` / `--split-string` (any unambiguous prefix): the string becomes a command. */
 function envSplit(ctx: RuleContext): void {
-  const { argv } = ctx.seg;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
-    let payload: string | undefined;
-    if (arg === '-S' || arg === '--split-string') payload = argv.slice(i + 1).join(' ');
-    else if (arg.startsWith('--split-string=')) payload = [arg.slice(15), ...argv.slice(i + 1)].join(' ');
-    else if (arg.startsWith('-S')) payload = [arg.slice(2), ...argv.slice(i + 1)].join(' ');
+  const { args } = ctx.seg;
+  for (let i = 0; i < args.length; i += 1) {
+    const word = args[i] as ShellWord;
+    const arg = word.text;
+    let payload: ShellWord[] | undefined;
+    if (arg === '-S') payload = args.slice(i + 1);
+    else if (arg.startsWith('--') && resolveLongOption(arg, ENV_LONGS) === '--split-string') {
+      const eq = arg.indexOf('=');
+      payload = eq < 0 ? args.slice(i + 1) : [{ ...word, text: arg.slice(eq + 1) }, ...args.slice(i + 1)];
+    } else if (/^-[^-]*S/.test(arg)) {
+      const rest = arg.slice(arg.indexOf('S') + 1);
+      payload = rest === '' ? args.slice(i + 1) : [{ ...word, text: rest }, ...args.slice(i + 1)];
+    }
     if (payload !== undefined) {
-      ctx.scanShell(payload);
+      if (payload.some((part) => part.expanded)) ctx.danger(DANGEROUS.codeFromData);
+      ctx.scanShell(payload.map((part) => part.text).join(' '));
       return;
     }
   }
 }
 
 function flock(ctx: RuleContext): void {
-  const command = optionValue(ctx.seg.argv, 'c', '--command');
-  if (command !== undefined) ctx.scanShell(command);
+  ctx.runPayload(optionWord(ctx.seg.args, 'c', '--command'));
 }
 
+const WATCH_VALUED = new Set(['-n', '--interval', '-q', '--equexit', '--exit-on-change']);
+
+/** `watch [options] CMD…`: the words are joined and run by `sh -c` (unless `-x`). */
 function watch(ctx: RuleContext): void {
-  const { argv } = ctx.seg;
+  const { args } = ctx.seg;
   let i = 0;
-  while (i < argv.length && (argv[i] as string).startsWith('-')) {
-    const arg = argv[i] as string;
-    i += arg === '-n' || arg === '--interval' || arg === '-q' || arg === '--equexit' ? 2 : 1;
+  let exec = false;
+  while (i < args.length && (args[i] as ShellWord).text.startsWith('-')) {
+    const arg = (args[i] as ShellWord).text;
+    if (arg === '--') {
+      i += 1;
+      break;
+    }
+    if (arg === '-x' || arg === '--exec') exec = true;
+    i += WATCH_VALUED.has(arg) ? 2 : 1;
   }
-  if (i < argv.length) ctx.scanShell(argv.slice(i).join(' '));
+  const command = args.slice(i);
+  if (command.length === 0) return;
+  if (exec) {
+    ctx.scanWords(command);
+    return;
+  }
+  if (command.some((word) => word.expanded)) ctx.danger(DANGEROUS.codeFromData);
+  ctx.scanShell(command.map((word) => word.text).join(' '));
 }
 
 function script(ctx: RuleContext): void {
-  const command = optionValue(ctx.seg.argv, 'c', '--command');
-  if (command !== undefined) ctx.scanShell(command);
+  ctx.runPayload(optionWord(ctx.seg.args, 'c', '--command'));
 }
 
 const TMUX_RUNNERS = new Set([
@@ -258,17 +275,20 @@ function screen(ctx: RuleContext): void {
   else if (i < args.length) ctx.scanWords(args.slice(i));
 }
 
-function sourceRule(ctx: RuleContext): void {
-  substitutedSources(ctx);
+/** `ssh-keygen -D lib.so` (or `-S`/`-w` providers) loads a shared library. */
+function sshKeygen(ctx: RuleContext): void {
+  if (ctx.seg.argv.some((arg) => /^-[a-zA-Z]*[Dw]/.test(arg))) ctx.danger(DANGEROUS.optionProgram);
 }
 
 export const execRules: readonly VerbRules[] = [
+  ...evalRules,
   { verbs: ['shell'], run: shell },
-  { verbs: ['eval'], run: evalRule },
-  { verbs: ['source', '.'], run: sourceRule },
+  { verbs: ['ssh-keygen'], run: sshKeygen },
   { verbs: ['su', 'sg'], run: su },
   { verbs: ['runuser'], run: runuser },
   { verbs: ['ssh'], run: ssh },
+  { verbs: ['mosh', 'autossh'], run: mosh },
+  { verbs: ['vagrant'], run: vagrant },
   { verbs: ['env'], run: envSplit },
   { verbs: ['flock'], run: flock },
   { verbs: ['watch'], run: watch },

@@ -1,5 +1,7 @@
+import { accessFindings, EMPTY_ENV, holdsSecrets } from './detect-access-rules.js';
 import type { RuleContext, VerbRules } from './detect-context.js';
 import { DANGEROUS, HARDLINE } from './detect-keys.js';
+import { devTcpRule, wrappedRemotePackage } from './detect-network-rules.js';
 import {
   classifyDeleteTarget,
   isBlockDevice,
@@ -11,17 +13,25 @@ import {
   isSensitiveWriteTarget,
   isSystemConfigPath,
 } from './detect-paths.js';
+import { collapsePath } from './sensitive-paths.js';
 import { longOptions, operands, shortLetters } from './shell-segment.js';
 import type { ShellWord } from './shell-types.js';
 
-/** rm: root/system/home deletes are hardline; absolute paths and recursion need approval. */
+/** A file in a scratch directory (`/tmp/x`, `/var/tmp/x`), `..` resolved: deleting it costs nothing. */
+function isScratchFile(path: string): boolean {
+  const collapsed = collapsePath(path);
+  return /^\/(?:var\/)?tmp\/[^/]/.test(collapsed) && !/[*?[]/.test(path);
+}
+
+/** rm: root/system/home deletes are hardline; absolute paths outside scratch dirs and recursion need approval. */
 function rm(ctx: RuleContext): void {
   const { argv, argl } = ctx.seg;
   let options = true;
   let sawOperand = false;
   let recursive = ctx.seg.verb === 'rimraf' ? 'short' : '';
   let noPreserveRoot = false;
-  let firstOperand: string | undefined;
+  let absolute = false;
+  let outsideScratch = false;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     const lower = argl[i] as string;
@@ -34,7 +44,8 @@ function rm(ctx: RuleContext): void {
       if (/[rR]/.test(arg)) recursive ||= sawOperand ? 'after' : 'short';
     } else {
       sawOperand = true;
-      firstOperand ??= lower;
+      if (lower.startsWith('/')) absolute = true;
+      if (lower.startsWith('/') && !isScratchFile(lower)) outsideScratch = true;
       const target = classifyDeleteTarget(lower);
       if (target === 'root') ctx.hardline(HARDLINE.rootDelete);
       else if (target === 'system') ctx.hardline(HARDLINE.systemDirDelete);
@@ -43,7 +54,8 @@ function rm(ctx: RuleContext): void {
     }
   }
   if (noPreserveRoot && recursive !== '') ctx.hardline(HARDLINE.rootDelete);
-  if (firstOperand?.startsWith('/')) ctx.danger(DANGEROUS.rmRootPath);
+  // A single scratch file (`rm -f /tmp/x`) is everyday work; a recursive delete of anything absolute asks.
+  if (outsideScratch || (absolute && recursive !== '')) ctx.danger(DANGEROUS.rmRootPath);
   if (recursive === 'short') ctx.danger(DANGEROUS.rmRecursive);
   else if (recursive === 'long') ctx.danger(DANGEROUS.rmRecursiveLong);
   else if (recursive === 'after') ctx.danger(DANGEROUS.rmRecursiveAfter);
@@ -203,8 +215,28 @@ function execWords(words: readonly ShellWord[], start: number): { words: ShellWo
   return { words: out, end: i };
 }
 
+/**
+ * A starting point of `find` that is sensitive (HERMES_HOME, ~/.ssh…): `{}` in `-exec` stands
+ * for files below it, so `find ~/.hermes-gateway -exec cat {} ;` is judged as `cat DIR/*`.
+ */
+function sensitiveStart(argl: readonly string[]): string | undefined {
+  for (const arg of argl) {
+    if (arg.startsWith('-') || arg === '(' || arg === '!') return undefined;
+    if (holdsSecrets(arg)) return arg.replace(/\/+$/, '');
+  }
+  return undefined;
+}
+
+function withStart(words: readonly ShellWord[], start: string | undefined): readonly ShellWord[] {
+  if (start === undefined) return words;
+  return words.map((word) =>
+    word.text.includes('{}') ? { ...word, text: word.text.replaceAll('{}', `${start}/*`) } : word,
+  );
+}
+
 function find(ctx: RuleContext): void {
   const { args, argl } = ctx.seg;
+  const start = sensitiveStart(argl);
   let dynamic = false;
   for (let i = 0; i < args.length; i += 1) {
     const lower = argl[i] as string;
@@ -215,7 +247,7 @@ function find(ctx: RuleContext): void {
       const sub = execWords(args, i + 1);
       const verb = sub.words[0]?.text.toLowerCase() ?? '';
       if (verb === 'rm' || verb.endsWith('/rm')) ctx.danger(DANGEROUS.findExecRm);
-      if (sub.words.length > 0) ctx.scanWords(sub.words);
+      if (sub.words.length > 0) ctx.scanWords(withStart(sub.words, start));
       i = sub.end;
     }
   }
@@ -273,8 +305,14 @@ export const fileRules: readonly VerbRules[] = [
   { verbs: ['xargs'], run: xargs },
 ];
 
-/** Output redirections (any command): block devices, system files, env/config files. */
+/**
+ * Runs for every simple command: output redirections (block devices, system files, env/config
+ * files), then every path the command reads or writes, judged against the shared table.
+ */
 export function redirectRule(ctx: RuleContext): void {
+  accessFindings(ctx, EMPTY_ENV);
+  devTcpRule(ctx);
+  wrappedRemotePackage(ctx);
   for (const redirect of ctx.seg.redirects) {
     const op = redirect.op;
     if (op === '<' || op === '<&' || op === '<<' || op === '<<-' || op === '<<<') continue;

@@ -1,5 +1,7 @@
 import type { RuleContext, VerbRules } from './detect-context.js';
-import { DANGEROUS } from './detect-keys.js';
+import { INTERPRETERS, parseInterpreter } from './detect-interpreter-rules.js';
+import { DANGEROUS, HARDLINE } from './detect-keys.js';
+import { DATABASE_CLIENTS } from './detect-sql.js';
 import { operands, verbName } from './shell-segment.js';
 import type { ShellWord } from './shell-types.js';
 
@@ -19,6 +21,7 @@ function detached(ctx: RuleContext): boolean {
 function hermes(ctx: RuleContext): void {
   const ops = operands(ctx.seg.argl);
   if (ops[0] === 'update') ctx.danger(DANGEROUS.hermesUpdate);
+  if (ops[0] === 'pairing' && ops[1] !== undefined && ops[1] !== 'list') ctx.hardline(HARDLINE.pairingChange);
   const at = ops.indexOf('gateway');
   if (at < 0) return;
   const action = ops[at + 1];
@@ -28,7 +31,9 @@ function hermes(ctx: RuleContext): void {
 
 /** This project's CLI, run directly or through node/tsx. */
 function gatewayCli(ctx: RuleContext, args: readonly string[]): void {
-  const action = operands(args)[0];
+  const ops = operands(args);
+  const action = ops[0];
+  if (action === 'pairing' && ops[1] !== undefined && ops[1] !== 'list') ctx.hardline(HARDLINE.pairingChange);
   if (action === 'stop' || action === 'restart' || action === 'kill') ctx.danger(DANGEROUS.gatewayStop);
   if ((action === 'start' || action === 'worker') && detached(ctx)) ctx.danger(DANGEROUS.gatewayDetached);
 }
@@ -221,7 +226,89 @@ function redisCli(ctx: RuleContext): void {
   }
 }
 
+/** Tables of the gateway's state database that decide who may do what. */
+const GATEWAY_TABLES =
+  /\b(?:approval_yolo|approval_grants|approval_requests|paired_users|pairing_codes|action_prompts|parked_turns)\b/;
+const SQL_WRITE = /\b(?:insert|update|replace|delete|drop|alter|truncate|create|attach|upsert|vacuum)\b/;
+
+/** SQL that writes the gateway's approval, pairing or session tables, wherever a client runs it. */
+export function writesGatewayTables(text: string): boolean {
+  const lower = text.toLowerCase();
+  return GATEWAY_TABLES.test(lower) && SQL_WRITE.test(lower);
+}
+
+function bodies(ctx: RuleContext): string[] {
+  const out: string[] = [];
+  for (const redirect of ctx.seg.redirects) if (redirect.body !== undefined) out.push(redirect.body);
+  return out;
+}
+
+function gatewayTablesSql(ctx: RuleContext): void {
+  if ([...ctx.seg.argv, ...bodies(ctx)].some(writesGatewayTables)) ctx.hardline(HARDLINE.hermesDb);
+}
+
+const HERMES_MENTION = /\.hermes-gateway|hermes_home/;
+const CODE_WRITES =
+  /\bopen\s*\([^)]*['"][wax+]|write|unlink|remove|rename|symlink|chmod|truncate|rmtree|rmsync|rm_rf|appendfile|mkdir|\bfs\.rm\b|shutil|os\.system|subprocess|execsync|spawn/;
+const CODE_DB = /sqlite|better-sqlite3|\.connect\s*\(|\bdatabase\s*\(/;
+const CODE_NETWORK =
+  /requests\.|urllib|http\.client|httpx|aiohttp|socket|fetch\s*\(|axios|net\.connect|https?\.request|lwp::|net::http|curl|smtplib/;
+const CODE_SECRETS =
+  /\/proc\/[^'"\s]*\/(?:environ|mem)|\.ssh\/id_|\.aws\/credentials|\.kube\/config|\.netrc|\.git-credentials/;
+
+/**
+ * Inline programs (`python -c`, `node -e`, heredocs into an interpreter) that name HERMES_HOME:
+ * writing it or opening its database is hardline, reading it asks; reading a secret and
+ * talking to the network in the same program is exfiltration.
+ */
+function inlineSecrets(ctx: RuleContext): void {
+  const spec = INTERPRETERS.get(ctx.seg.family);
+  if (spec === undefined) return;
+  const program = parseInterpreter(ctx.seg.argv, spec);
+  const texts = [...program.code];
+  if (program.code.length === 0 && (program.script === undefined || program.script === '-'))
+    texts.push(...bodies(ctx));
+  for (const code of texts) {
+    const lower = code.toLowerCase();
+    const hermes = HERMES_MENTION.test(lower);
+    const secrets = CODE_SECRETS.test(lower);
+    if (!hermes && !secrets && !writesGatewayTables(lower)) continue;
+    if (writesGatewayTables(lower)) ctx.hardline(HARDLINE.hermesDb);
+    if (hermes) {
+      if (CODE_DB.test(lower)) ctx.hardline(HARDLINE.hermesDb);
+      else if (CODE_WRITES.test(lower)) ctx.hardline(HARDLINE.hermesWrite);
+      else ctx.danger(DANGEROUS.hermesSecretRead);
+    }
+    if (secrets) ctx.danger(/\/proc\//.test(lower) ? DANGEROUS.procSecretRead : DANGEROUS.secretRead);
+    if (CODE_NETWORK.test(lower)) {
+      if (hermes || /\/proc\//.test(lower)) ctx.hardline(HARDLINE.hermesExfil);
+      else if (secrets) ctx.danger(DANGEROUS.exfil);
+    }
+  }
+  if (
+    program.module === 'sqlite3' &&
+    program.files.some((f) => HERMES_MENTION.test(f) || f.includes('state.db'))
+  )
+    ctx.hardline(HARDLINE.hermesDb);
+}
+
+/** awk and sed programs are text: one that names HERMES_HOME reads it, or writes it with `>`/`w`. */
+function programMentions(ctx: RuleContext): void {
+  const { argv, verb } = ctx.seg;
+  const programs = argv.filter((arg) => HERMES_MENTION.test(arg.toLowerCase()) && /\s|[{};]/.test(arg));
+  if (programs.length === 0) return;
+  const writes =
+    verb === 'awk' || ctx.seg.family === 'awk'
+      ? programs.some((p) => /[^<>=!]>|\|\s*"|system\s*\(/.test(p))
+      : programs.some((p) => /(?:^|[;{}\s/])[wW]\s|\/[gip0-9]*w\s/.test(p));
+  if (writes) ctx.hardline(HARDLINE.hermesWrite);
+  else ctx.danger(DANGEROUS.hermesSecretRead);
+}
+
 export const gatewayRules: readonly VerbRules[] = [
+  { verbs: ['awk', 'sed', 'gsed'], run: programMentions },
+  { verbs: [...DATABASE_CLIENTS, 'sqlite-utils', 'litecli', 'datasette'], run: gatewayTablesSql },
+  { verbs: [...INTERPRETERS.keys()], run: inlineSecrets },
   { verbs: ['hermes'], run: hermes },
   { verbs: ['hermes-gateway'], run: (ctx) => gatewayCli(ctx, ctx.seg.argl) },
   { verbs: ['node', 'tsx', 'bun'], run: nodeRunsGateway },

@@ -2,6 +2,7 @@ import type { RuleContext, VerbRules } from './detect-context.js';
 import { DANGEROUS, HARDLINE } from './detect-keys.js';
 import { isBlockDevice, isRiskyDevice } from './detect-paths.js';
 import { operands, shortLetters } from './shell-segment.js';
+import type { ShellWord } from './shell-types.js';
 
 /**
  * Hardline families: commands with no recovery path (disk formats and wipes, raw writes to
@@ -58,9 +59,69 @@ function dd(ctx: RuleContext): void {
   }
 }
 
+/** Integer arithmetic of `$((…))` / `$[…]`: + - * / % ~ and parentheses; undefined otherwise. */
+export function evalArithmetic(expression: string): number | undefined {
+  const tokens = expression.match(/\d+|[-+*/%~()]|\S/g) ?? [];
+  let at = 0;
+  const primary = (): number | undefined => {
+    const token = tokens[at++];
+    if (token === undefined) return undefined;
+    if (/^\d+$/.test(token)) return Number.parseInt(token, 10);
+    if (token === '-' || token === '+' || token === '~') {
+      const value = primary();
+      if (value === undefined) return undefined;
+      return token === '-' ? -value : token === '~' ? ~value : value;
+    }
+    if (token === '(') {
+      const value = sum();
+      return tokens[at++] === ')' ? value : undefined;
+    }
+    return undefined;
+  };
+  const product = (): number | undefined => {
+    let value = primary();
+    while (value !== undefined && (tokens[at] === '*' || tokens[at] === '/' || tokens[at] === '%')) {
+      const op = tokens[at++];
+      const right = primary();
+      if (right === undefined || (op !== '*' && right === 0)) return undefined;
+      value = op === '*' ? value * right : op === '/' ? Math.trunc(value / right) : value % right;
+    }
+    return value;
+  };
+  const sum = (): number | undefined => {
+    let value = product();
+    while (value !== undefined && (tokens[at] === '+' || tokens[at] === '-')) {
+      const op = tokens[at++];
+      const right = product();
+      if (right === undefined) return undefined;
+      value = op === '+' ? value + right : value - right;
+    }
+    return value;
+  };
+  if (tokens.length === 0 || tokens.length > 64) return undefined;
+  const value = sum();
+  return at === tokens.length ? value : undefined;
+}
+
+/** `-1`, `-01`, `$((-1))`, `$[0-1]`, `$((~0))`, `$(echo -1)`: every spelling of pid -1. */
+function isMinusOne(ctx: RuleContext, text: string, word: ShellWord | undefined): boolean {
+  if (/^-0*1$/.test(text)) return true;
+  const arithmetic = /^\$\(\((.*)\)\)$/.exec(text) ?? /^\$\[(.*)\]$/.exec(text);
+  if (arithmetic !== null) return evalArithmetic(arithmetic[1] as string) === -1;
+  const sub = word?.subs[0];
+  if (word !== undefined && word.subs.length === 1 && sub !== undefined && /^(?:\$\(|`)/.test(text)) {
+    const inner = ctx.segmentsOf(sub.list);
+    const only = inner[0];
+    if (inner.length === 1 && only !== undefined && (only.verb === 'echo' || only.verb === 'printf'))
+      return /^-0*1$/.test(only.argv.filter((a) => a !== '-n').join(''));
+  }
+  return false;
+}
+
 /** `kill … -1` signals every process the user may signal. */
 function kill(ctx: RuleContext): void {
   const argv = ctx.seg.argl;
+  const minusOne = (i: number): boolean => isMinusOne(ctx, argv[i] as string, ctx.seg.args[i]);
   if (argv.length === 1 && argv[0] === '-1') {
     ctx.hardline(HARDLINE.killAll);
     return;
@@ -70,7 +131,7 @@ function kill(ctx: RuleContext): void {
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     if (pids) {
-      if (arg === '-1') ctx.hardline(HARDLINE.killAll);
+      if (minusOne(i)) ctx.hardline(HARDLINE.killAll);
       continue;
     }
     if (arg === '--') {
@@ -82,9 +143,12 @@ function kill(ctx: RuleContext): void {
       signalSeen = true;
     } else if (arg.startsWith('-') && !signalSeen) {
       signalSeen = true;
+    } else if (arg.startsWith('-') && minusOne(i)) {
+      ctx.hardline(HARDLINE.killAll);
+      pids = true;
     } else {
       pids = true;
-      if (arg === '-1') ctx.hardline(HARDLINE.killAll);
+      if (minusOne(i)) ctx.hardline(HARDLINE.killAll);
     }
   }
 }
@@ -93,6 +157,8 @@ function runlevel(key: string): (ctx: RuleContext) => void {
   return (ctx) => {
     const level = operands(ctx.seg.argl)[0];
     if (level === '0' || level === '6') ctx.hardline(key);
+    else if (level === '1' || level === 's' || level === 'single' || level === 'emergency')
+      ctx.hardline(HARDLINE.systemctlIsolate);
   };
 }
 

@@ -31,7 +31,8 @@ function commentStyle(language: CodeLanguage): '#' | '//' | 'none' {
     language === 'ruby' ||
     language === 'perl' ||
     language === 'awk' ||
-    language === 'r'
+    language === 'r' ||
+    language === 'tcl'
   ) {
     return '#';
   }

@@ -1,12 +1,13 @@
 import type { CodeLanguage, RuleContext, VerbRules } from './detect-context.js';
-import { heredocBodies } from './detect-exec-rules.js';
 import { DANGEROUS, readToolExecKey } from './detect-keys.js';
+import { heredocBodies } from './detect-literal-output.js';
 import {
   isHermesConfigPath,
   isHermesHomePath,
   isSensitiveUserPath,
   isSystemConfigPath,
 } from './detect-paths.js';
+import { STDIN_FILES, stdinProgram } from './detect-shell-call.js';
 import { operands } from './shell-segment.js';
 import type { ShellWord } from './shell-types.js';
 
@@ -23,6 +24,8 @@ export interface InlineProgram {
   /** A script file (or `-`) is named: stdin is data, not the program. */
   readonly script: string | undefined;
   readonly files: string[];
+  /** Arguments before this index decide which program runs (options, code, module, script). */
+  readonly programEnd: number;
 }
 
 export interface InterpreterSpec {
@@ -72,6 +75,9 @@ export const INTERPRETERS: ReadonlyMap<string, InterpreterSpec> = new Map<string
   ['lua', { language: 'lua', codeLetters: 'e', codeLong: [], valueLetters: 'l', valueLong: [] }],
   ['osascript', { language: 'osascript', codeLetters: 'e', codeLong: [], valueLetters: 'l', valueLong: [] }],
   ['rscript', { language: 'r', codeLetters: 'e', codeLong: ['--expr'], valueLetters: '', valueLong: [] }],
+  ['expect', { language: 'tcl', codeLetters: 'c', codeLong: [], valueLetters: 'fD', valueLong: [] }],
+  ['tclsh', { language: 'tcl', codeLetters: '', codeLong: [], valueLetters: 'e', valueLong: [] }],
+  ['wish', { language: 'tcl', codeLetters: '', codeLong: [], valueLetters: '', valueLong: [] }],
 ]);
 
 export function parseInterpreter(argv: readonly string[], spec: InterpreterSpec): InlineProgram {
@@ -80,9 +86,11 @@ export function parseInterpreter(argv: readonly string[], spec: InterpreterSpec)
   let inPlace = false;
   let module: string | undefined;
   let script: string | undefined;
+  let programEnd = -1;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     if (script !== undefined || module !== undefined || (code.length > 0 && !arg.startsWith('-'))) {
+      if (programEnd < 0) programEnd = i;
       files.push(arg.toLowerCase());
       continue;
     }
@@ -120,13 +128,26 @@ export function parseInterpreter(argv: readonly string[], spec: InterpreterSpec)
       }
     }
   }
-  return { code, inPlace, module, script, files };
+  return { code, inPlace, module, script, files, programEnd: programEnd < 0 ? argv.length : programEnd };
 }
+
+/** Options that print something and exit (no program runs, nothing is read from stdin). */
+const INFO_OPTIONS = /^(?:--version|-V|--help|-h|-v|-version|--ini|-i|-m|-S|-a)$/;
 
 function interpreter(ctx: RuleContext): void {
   const spec = INTERPRETERS.get(ctx.seg.family) ?? INTERPRETERS.get(ctx.seg.verb);
   if (spec === undefined) return;
   const program = parseInterpreter(ctx.seg.argv, spec);
+  if (ctx.seg.args.slice(0, program.programEnd).some((word) => word.expanded))
+    ctx.danger(DANGEROUS.unresolvedProgram);
+  const fromStdin =
+    program.code.length === 0 &&
+    program.module === undefined &&
+    (program.script === undefined || STDIN_FILES.test(program.script));
+  const info =
+    ctx.seg.argv.some((arg) => INFO_OPTIONS.test(arg)) &&
+    (spec.language !== 'python' || !ctx.seg.argv.includes('-i'));
+  if (fromStdin && !info) stdinProgram(ctx);
   if (program.code.length > 0) ctx.danger(DANGEROUS.scriptFlag);
   for (const code of program.code) ctx.scanCode(spec.language, code);
   if (program.module === 'pip' && operands(program.files)[0] === 'uninstall')
@@ -156,21 +177,52 @@ function deno(ctx: RuleContext): void {
   ctx.scanCode('node', code);
 }
 
+/** An awk program: flagged when it is data (`awk "$prog"`, `-f /dev/stdin`) or loads a library. */
+function awkProgram(ctx: RuleContext, word: ShellWord | undefined): void {
+  if (word === undefined) return;
+  if (word.expanded) ctx.danger(DANGEROUS.codeFromData);
+  ctx.scanCode('awk', word.text);
+}
+
 function awk(ctx: RuleContext): void {
-  const { argv } = ctx.seg;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
+  const { args } = ctx.seg;
+  let sourceGiven = false;
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = (args[i] as ShellWord).text;
     if (arg === '--') {
-      if (argv[i + 1] !== undefined) ctx.scanCode('awk', argv[i + 1] as string);
+      if (!sourceGiven) awkProgram(ctx, args[i + 1]);
       return;
     }
-    if (arg === '-f' || arg.startsWith('-f') || arg === '--file') return;
-    if (arg === '-v' || arg === '-F' || arg === '--assign' || arg === '--field-separator') {
+    if (arg === '-f' || arg === '--file' || (arg.startsWith('-f') && arg.length > 2)) {
+      const file = arg.length > 2 && !arg.startsWith('--') ? arg.slice(2) : args[++i]?.text;
+      if (file !== undefined && (STDIN_FILES.test(file) || (arg.length <= 2 && args[i]?.expanded === true)))
+        ctx.danger(DANGEROUS.codeFromData);
+      sourceGiven = true;
+      continue;
+    }
+    if (arg === '-e' || arg === '--source') {
+      awkProgram(ctx, args[++i]);
+      sourceGiven = true;
+      continue;
+    }
+    if (arg === '-l' || arg === '--load' || (arg.startsWith('-l') && arg.length > 2)) {
+      ctx.danger(DANGEROUS.optionProgram);
+      if (arg.length <= 2 || arg === '--load') i += 1;
+      continue;
+    }
+    if (
+      arg === '-v' ||
+      arg === '-F' ||
+      arg === '-i' ||
+      arg === '--assign' ||
+      arg === '--field-separator' ||
+      arg === '--include'
+    ) {
       i += 1;
       continue;
     }
     if (arg.startsWith('-') && arg.length > 1) continue;
-    ctx.scanCode('awk', arg);
+    if (!sourceGiven) awkProgram(ctx, args[i]);
     return;
   }
 }
@@ -192,7 +244,16 @@ function readTool(ctx: RuleContext): void {
     if (arg === '--') break;
     const name = arg.split('=')[0] ?? arg;
     const option = execOptions.find((opt) => name === opt || (opt.length === 2 && arg.startsWith(opt)));
-    if (option !== undefined) ctx.danger(readToolExecKey(verb, option));
+    if (option !== undefined) {
+      ctx.danger(readToolExecKey(verb, option));
+      // The program it names runs too: judge it (`man -P 'rm -rf ~' ls`).
+      const value = arg.includes('=')
+        ? arg.slice(arg.indexOf('=') + 1)
+        : arg === option
+          ? argv[i + 1]
+          : arg.slice(2);
+      if (value !== undefined && option !== '-H' && option !== '--html') ctx.scanShell(value, true);
+    }
     if ((args[i] as ShellWord).dynamic) dynamic = true;
   }
   if (dynamic) ctx.danger(DANGEROUS.readToolDynamic);

@@ -20,6 +20,21 @@ export const HARDLINE = {
   telinit: 'telinit 0/6 (shutdown/reboot)',
   parserLimit: 'command parser limit exceeded',
   malformed: 'command parser limit or malformed executable payload',
+  // The gateway's own home (HERMES_HOME) and secrets
+  hermesWrite: 'write, move, link or delete in hermes-gateway home (HERMES_HOME)',
+  hermesDb: 'database client on hermes-gateway state (HERMES_HOME)',
+  hermesUnknown: 'command on hermes-gateway home not known to be read-only (HERMES_HOME)',
+  hermesExfil: 'send hermes-gateway secrets to the network (HERMES_HOME, process environment)',
+  pairingChange: 'change hermes-gateway pairing (grants or removes chat access)',
+  // Devices, processes and the kernel
+  deviceCopy: 'copy or write onto raw block device',
+  procWrite: 'write to process memory, environment or open files (/proc)',
+  sysrq: 'kernel SysRq trigger (instant reboot, crash or power-off)',
+  systemctlIsolate: 'systemctl rescue/emergency/isolate/suspend (takes the host offline)',
+  luks: 'format or erase encrypted volume (cryptsetup)',
+  // Whole-tree damage without rm
+  moveSystem: 'move of root, system or home directory',
+  permRoot: 'recursive permission or owner change of root filesystem',
 } as const;
 
 export const DANGEROUS = {
@@ -85,6 +100,34 @@ export const DANGEROUS = {
   trPipe: 'pipe tr-transformed output to shell (possible command obfuscation)',
   opensslPipe: 'pipe openssl-decoded content to shell (possible command obfuscation)',
   obfuscatedName: 'command name assembled from expansions (possible command obfuscation)',
+  // Not understood statically: a command is safe only when all of it is known (detect-core)
+  unresolvedCommand: 'command name not known statically (variable, substitution or glob)',
+  unresolvedArgument: 'argument of a destructive command not known statically',
+  unresolvedSubcommand: 'subcommand not known statically',
+  unresolvedWriteTarget: 'write target not known statically',
+  unresolvedProgram: 'program file or option of a shell or interpreter not known statically',
+  codeFromData: 'code built from data at run time (eval, sh -c with expansions, text piped into a shell)',
+  reboundName: 'command name rebound earlier in the command (alias, hash -p, copy or link of a program)',
+  writtenThenRun: 'runs a file written earlier in the same command',
+  wrapperOption: 'wrapper option not understood (the program it runs is uncertain)',
+  scheduledCommand: 'schedules commands to run later (at, batch, crontab, systemd-run timer)',
+  remoteCommand: 'runs a command on a remote host (ssh)',
+  optionNamedFile: 'creates a file named like a command-line option (wildcard injection)',
+  envCodeInjection: 'environment variable loads code into the program (LD_PRELOAD, NODE_OPTIONS, BASH_ENV…)',
+  envProgram: 'environment variable names a program to run (GIT_SSH_COMMAND, PAGER, EDITOR…)',
+  unresolvedEnvironment: 'environment set from data (variable names not known statically)',
+  optionProgram: 'option names a program to run (tar -I, rsync -e, strace -o |cmd, apt -o …Invoke)',
+  sedExec: 'sed runs a shell command (e command or s///e flag)',
+  sedWrite: 'sed writes a file (w command) outside the working tree or not known statically',
+  tarExec: 'tar option runs a command (--checkpoint-action=exec, --to-command)',
+  zipExec: 'zip option runs a command (-TT/--unzip-command)',
+  gitConfigExec: 'git configuration runs a program (core.pager, core.sshCommand, core.hooksPath, alias !…)',
+  gitOptionExec: 'git option runs a program (--upload-pack, --receive-pack, --exec)',
+  editorExec: 'editor runs commands given on its command line (vim -c/+cmd, ex/ed !)',
+  debuggerExec: 'debugger runs commands given on its command line (gdb -ex/-x, lldb -o)',
+  dbClientShell: 'database client runs a shell command or loads code (.shell/.system/.load, \\!, system)',
+  findWrite: 'find writes a file (-fprint/-fprintf/-fls) outside the working tree or not known statically',
+  psFile: 'PowerShell script file execution (-File)',
   // Sensitive writes
   teeSystem: 'overwrite system file via tee',
   redirectSystem: 'overwrite system file via redirection',
@@ -144,6 +187,52 @@ export const DANGEROUS = {
   scriptHeredoc: 'script execution via heredoc',
   inlineDelete: 'recursive delete from an inline script',
   awkShell: 'shell command run from an awk program',
+  // Secrets read through the terminal
+  hermesSecretRead: 'read hermes-gateway secrets (HERMES_HOME .env, config.yaml, state.db)',
+  procSecretRead: 'read process environment or memory (/proc/*/environ, /proc/*/mem)',
+  secretRead: 'read private keys or credentials (~/.ssh, ~/.aws, ~/.kube, ~/.gnupg, .netrc…)',
+  deviceRead: 'read raw block device (whole-disk contents)',
+  exfil: 'send secrets to the network (keys, credentials, .env, environment)',
+  // Sensitive locations written by programs other than cp/mv/tee/sed -i/redirection
+  sensitiveWrite: 'overwrite, move or delete sensitive credential/SSH/shell-rc file',
+  persistenceWrite: 'write to autostart location (systemd user unit, autostart, cron)',
+  gitHooksWrite: 'write to git hooks or git config (runs code on the next git command)',
+  systemBinaryWrite: 'overwrite, move or delete system program or library',
+  kernelWrite: 'write to kernel or device settings (/proc/sys, /sys)',
+  // Destroying data without rm
+  destructiveExec: 'find/xargs running a destructive command (shred/truncate/unlink…)',
+  permTree: 'recursive permission or owner change of system or home directory',
+  chmodNone: 'recursive chmod removing all permissions',
+  setuid: 'set setuid/setgid bit (chmod u+s)',
+  // Disks and volumes
+  partition: 'disk partitioning (parted/fdisk/sfdisk/gdisk)',
+  volumeRemove: 'remove storage pool or volume (zpool/zfs destroy, lvremove, vgremove)',
+  // Whole-system processes and state
+  killList: 'kill every listed process (ps … | xargs kill)',
+  firewall: 'flush or disable firewall rules (iptables/nft/ufw)',
+  netDown: 'take network interface or routes down',
+  userChange: 'change or delete user accounts or passwords (passwd/userdel/usermod)',
+  // Git history and work
+  gitRemoteDelete: 'git push --mirror/--delete (deletes remote branches)',
+  gitDiscard: 'git checkout/restore discards uncommitted changes',
+  gitStashDrop: 'git stash drop/clear (deletes stashed changes)',
+  gitPrune: 'git reflog expire / gc --prune=now (destroys unreachable commits)',
+  gitRefDelete: 'git update-ref -d (deletes a ref)',
+  gitRmRecursive: 'git rm -r (deletes tracked files)',
+  gitRewrite: 'git history rewrite (filter-branch/filter-repo)',
+  // Infrastructure
+  containerHost: 'container with host access (privileged, host PID/network, / or docker.sock mounted)',
+  dockerPrune: 'docker prune/remove of containers, images or volumes (data loss)',
+  kubeDelete: 'delete cluster resources (kubectl delete/drain, helm uninstall)',
+  iacDestroy: 'infrastructure destroy or unattended apply (terraform/pulumi)',
+  cloudDelete: 'delete cloud resources (aws/gcloud/az … delete)',
+  // Untrusted code in
+  remoteInstall: 'install package from URL or git source (unreviewed code)',
+  downloadRun: 'download then execute in one command',
+  psIex: 'execute content via Invoke-Expression (iex)',
+  // Reverse shells and listeners
+  reverseShell: 'reverse shell or network-bound shell (/dev/tcp, nc -e, socat exec)',
+  fileServer: 'serve files over the network (http.server beyond loopback, or serving / or home)',
 } as const;
 
 /** `arbitrary program execution via rg --pre` and friends (read-only tools that run programs). */

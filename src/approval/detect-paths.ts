@@ -1,7 +1,20 @@
+import { HERMES_HOME_ALIAS } from './normalize-command.js';
+import {
+  classifySensitivePath,
+  collapsePath,
+  type SensitiveMatch,
+  type SensitiveRoots,
+} from './sensitive-paths.js';
+
 /**
  * Path classification used by the rules. Inputs are lower-cased words after home folding
- * (`~/…` for the user's home, `~/.hermes-gateway/…` for HERMES_HOME).
+ * (`~/…` for the user's home, `~/.hermes-gateway/…` for HERMES_HOME). Which locations are
+ * sensitive comes from the one shared table in sensitive-paths.ts (the file tools use it too);
+ * this file only adapts the detector's spelling to it (globs, `~user`, unresolved expansions).
  */
+
+/** The table's roots in the detector's folded spelling. */
+export const FOLDED_ROOTS: SensitiveRoots = { home: '~', hermesHome: HERMES_HOME_ALIAS };
 
 export type DeleteTargetClass = 'root' | 'system' | 'home' | 'other';
 
@@ -36,9 +49,6 @@ const SYSTEM_DIRS = new Set([
   'volumes',
 ]);
 
-const BLOCK_DEVICE =
-  /^\/dev\/(?:(?:s|h|v|xv)d[a-z]|nvme\d|mmcblk\d|md\d|md\/|dm-\d|loop\d|nbd\d|r?disk\d|mapper\/.|disk\/by-(?:id|uuid|path|label|partuuid|partlabel)\/.)/;
-
 const HARMLESS_DEVICES = new Set([
   '/dev/null',
   '/dev/zero',
@@ -54,39 +64,6 @@ const HARMLESS_DEVICES = new Set([
   '/dev/log',
 ]);
 const HARMLESS_DEVICE_DIRS = ['/dev/fd/', '/dev/pts/', '/dev/shm/', '/dev/mqueue/', '/dev/tcp/', '/dev/udp/'];
-
-const SHELL_RC_FILES = new Set([
-  '.bashrc',
-  '.zshrc',
-  '.profile',
-  '.bash_profile',
-  '.zprofile',
-  '.bash_login',
-  '.bash_logout',
-  '.zshenv',
-  '.zlogin',
-  '.config/fish/config.fish',
-]);
-
-const CREDENTIAL_FILES = new Set([
-  '.netrc',
-  '.pgpass',
-  '.npmrc',
-  '.pypirc',
-  '.git-credentials',
-  '.aws/credentials',
-  '.aws/config',
-  '.docker/config.json',
-  '.kube/config',
-  '.config/gh/hosts.yml',
-]);
-
-const HERMES_FILES = new Set([
-  '.hermes-gateway/.env',
-  '.hermes-gateway/config.yaml',
-  '.hermes/.env',
-  '.hermes/config.yaml',
-]);
 
 /** What deleting `path` recursively would take with it. */
 export function classifyDeleteTarget(path: string): DeleteTargetClass {
@@ -170,8 +147,153 @@ function globMatchesSystemDir(glob: string): boolean {
   return false;
 }
 
+const GLOB = /[*?[]/;
+
+/**
+ * One path of each sensitive kind, in the folded spelling. A glob (`~/.ss?/id_rsa`, `/e?c/shadow`,
+ * a star in place of a pid under /proc) is tested against them: whatever it could match, it is
+ * treated as.
+ */
+const REPRESENTATIVES = [
+  `${HERMES_HOME_ALIAS}/.env`,
+  `${HERMES_HOME_ALIAS}/config.yaml`,
+  `${HERMES_HOME_ALIAS}/state.db`,
+  `${HERMES_HOME_ALIAS}/state.db-wal`,
+  `${HERMES_HOME_ALIAS}/plugins/x.mjs`,
+  HERMES_HOME_ALIAS,
+  '~/.ssh/id_rsa',
+  '~/.ssh/id_ed25519',
+  '~/.ssh/id_ecdsa',
+  '~/.ssh/authorized_keys',
+  '~/.aws/credentials',
+  '~/.kube/config',
+  '~/.gnupg/private-keys-v1.d',
+  '~/.netrc',
+  '~/.git-credentials',
+  '~/.docker/config.json',
+  '~/.bashrc',
+  '~/.zshrc',
+  '~/.profile',
+  '~/.config/systemd/user/x.service',
+  '/proc/1/environ',
+  '/proc/1/mem',
+  '/proc/sysrq-trigger',
+  '/etc/shadow',
+  '/etc/passwd',
+  '/etc/sudoers',
+  '/dev/sda',
+  '/dev/vda',
+  '/dev/xvda',
+  '/dev/nvme0n1',
+];
+
+const globCache = new Map<string, readonly SensitiveMatch[]>();
+
+function globRegex(glob: string): RegExp | undefined {
+  let pattern = '^';
+  for (let i = 0; i < glob.length && i < 512; i += 1) {
+    const c = glob[i] as string;
+    if (c === '*') pattern += '.*';
+    else if (c === '?') pattern += '[^/]';
+    else if (c === '[') {
+      const close = glob.indexOf(']', i + 2);
+      if (close < 0) pattern += '\\[';
+      else {
+        const body = glob
+          .slice(i + 1, close)
+          .replace(/^!/, '^')
+          .replace(/[\\\]]/g, '\\$&');
+        pattern += `[${body}]`;
+        i = close;
+      }
+    } else pattern += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  try {
+    return new RegExp(`${pattern}$`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Everything sensitive a glob could name (fail closed: a broken glob could name anything). */
+function globMatches(path: string): readonly SensitiveMatch[] {
+  const cached = globCache.get(path);
+  if (cached !== undefined) return cached;
+  const regex = globRegex(path);
+  const out: SensitiveMatch[] = [];
+  for (const example of REPRESENTATIVES) {
+    if (regex !== undefined && !regex.test(example)) continue;
+    const match = classifySensitivePath(example, FOLDED_ROOTS);
+    if (match !== undefined) out.push(match);
+  }
+  if (globCache.size > 256) globCache.clear();
+  globCache.set(path, out);
+  return out;
+}
+
+/** `~root/x` → `/root/x`, `~bob/x` → `/home/bob/x` (other accounts' homes). */
+function expandUserHome(path: string): string {
+  if (!path.startsWith('~') || path.startsWith('~/') || path === '~') return path;
+  const slash = path.indexOf('/');
+  const user = slash < 0 ? path.slice(1) : path.slice(1, slash);
+  const rest = slash < 0 ? '' : path.slice(slash);
+  if (user === '' || user === '+' || user === '-') return `~${rest}`;
+  return user === 'root' ? `/root${rest}` : `/home/${user}${rest}`;
+}
+
+/**
+ * Sensitive locations `path` (lower-cased, folded) may name. Usually none or one; a glob may
+ * name several. Relative paths match only the `.git/hooks` / `.git/config` entries.
+ */
+export function sensitiveMatches(path: string): readonly SensitiveMatch[] {
+  if (path === '') return [];
+  const p = expandUserHome(path.startsWith('file://') ? path.slice(7) : path);
+  if (GLOB.test(p)) return globMatches(p);
+  const match = classifySensitivePath(p, FOLDED_ROOTS);
+  return match === undefined ? [] : [match];
+}
+
+const belowCache = new Map<string, readonly SensitiveMatch[]>();
+
+/** Sensitive locations strictly below directory `dir` (what `tar c`, `cp -r`, `grep -r` of it read). */
+export function matchesBelow(dir: string): readonly SensitiveMatch[] {
+  const collapsed = collapsePath(expandUserHome(dir));
+  if (!collapsed.startsWith('/') && !collapsed.startsWith('~')) return [];
+  const cached = belowCache.get(collapsed);
+  if (cached !== undefined) return cached;
+  const prefix = collapsed.endsWith('/') ? collapsed : `${collapsed}/`;
+  const regex = GLOB.test(collapsed) ? globRegex(`${prefix}*`) : undefined;
+  const out: SensitiveMatch[] = [];
+  for (const example of REPRESENTATIVES) {
+    if (regex !== undefined ? !regex.test(example) : !example.startsWith(prefix)) continue;
+    const match = classifySensitivePath(example, FOLDED_ROOTS);
+    if (match !== undefined) out.push(match);
+  }
+  if (belowCache.size > 256) belowCache.clear();
+  belowCache.set(collapsed, out);
+  return out;
+}
+
+/** The most severe match of one kind (`write` or `read`) among `matches`. */
+export function worst(
+  matches: readonly SensitiveMatch[],
+  kind: 'write' | 'read',
+): SensitiveMatch | undefined {
+  let best: SensitiveMatch | undefined;
+  for (const match of matches) {
+    const tier = match[kind];
+    if (tier === 'none') continue;
+    if (best === undefined || (tier === 'hardline' && best[kind] !== 'hardline')) best = match;
+  }
+  return best;
+}
+
+function firstArea(path: string, areas: readonly string[]): boolean {
+  return sensitiveMatches(path).some((match) => areas.includes(match.area));
+}
+
 export function isBlockDevice(path: string): boolean {
-  return path.startsWith('/dev/') && BLOCK_DEVICE.test(path);
+  return path.startsWith('/dev/') && firstArea(path, ['block_device']);
 }
 
 /** A device under /dev that is not a harmless sink or stream. */
@@ -184,42 +306,21 @@ export function isSystemConfigPath(path: string): boolean {
   return path === '/etc' || path.startsWith('/etc/') || /^\/private\/(?:etc|var|tmp|home)(?:\/|$)/.test(path);
 }
 
-/** The part of `path` below a home directory (`~/x`, `/root/x`, `/home/u/x`), if it is under one. */
-export function homeRelative(path: string): string | undefined {
-  let rel: string | undefined;
-  if (path === '~' || path === '/root') rel = '';
-  else if (path.startsWith('~/')) rel = path.slice(2);
-  else if (path.startsWith('/root/')) rel = path.slice(6);
-  else {
-    const match = /^\/(?:home|users)\/[^/]+(?:\/(.*))?$/.exec(path);
-    if (match === null) return undefined;
-    rel = match[1] ?? '';
-  }
-  if (!rel.includes('//') && !rel.includes('./')) return rel;
-  return rel
-    .split('/')
-    .filter((part) => part !== '' && part !== '.')
-    .join('/');
-}
-
-/** SSH keys and config, shell start-up files, credential files. */
+/** SSH keys and config, GnuPG, shell start-up files, credential files (the table's home areas). */
 export function isSensitiveUserPath(path: string): boolean {
-  const rel = homeRelative(path);
-  if (rel === undefined) return false;
-  if (rel === '.ssh' || rel.startsWith('.ssh/') || rel === '.gnupg' || rel.startsWith('.gnupg/')) return true;
-  return SHELL_RC_FILES.has(rel) || CREDENTIAL_FILES.has(rel);
+  return firstArea(path, ['ssh', 'gpg', 'shell_startup', 'credentials']);
 }
 
-/** The gateway's own config.yaml / .env (and Hermes Agent's, for compatibility). */
+/** The gateway's own config.yaml / .env / state (and Hermes Agent's config, for compatibility). */
 export function isHermesConfigPath(path: string): boolean {
-  const rel = homeRelative(path);
-  return rel !== undefined && (HERMES_FILES.has(rel) || rel.startsWith('.hermes-gateway/.env.'));
+  const p = collapsePath(path);
+  if (p === '~/.hermes/.env' || p === '~/.hermes/config.yaml') return true;
+  return firstArea(path, ['hermes_secret']);
 }
 
 /** Anything under the gateway's HERMES_HOME, or the directory itself. */
 export function isHermesHomePath(path: string): boolean {
-  const rel = homeRelative(path);
-  return rel !== undefined && (rel === '.hermes-gateway' || rel.startsWith('.hermes-gateway/'));
+  return firstArea(path, ['hermes_home', 'hermes_secret']);
 }
 
 /** Any `.env`, `.env.*` or `config.yaml` file (a glued `#` is part of the name). */

@@ -1,13 +1,17 @@
+import { clientLanguage, clientText } from './detect-client-escape-rules.js';
 import type { RuleContext } from './detect-context.js';
-import { decoderKey, heredocBodies, REMOTE_FETCHERS, shellInvocation } from './detect-exec-rules.js';
 import { redisHazards, redisWords } from './detect-gateway-rules.js';
 import { INTERPRETERS, parseInterpreter } from './detect-interpreter-rules.js';
 import { DANGEROUS } from './detect-keys.js';
+import { literalOutput } from './detect-literal-output.js';
+import { STDIN_FILES, shellInvocation } from './detect-shell-call.js';
 import { DATABASE_CLIENTS } from './detect-sql.js';
+import { decoderKey, REMOTE_FETCHERS } from './detect-substituted-sources.js';
 import { namesGateway } from './detect-system-rules.js';
 import { operands, type Segment } from './shell-segment.js';
 import type { ShellPipeline } from './shell-types.js';
-import { decodeAnsiC } from './shell-word-builder.js';
+
+export { decodeEscapes } from './detect-literal-output.js';
 
 /**
  * Rules about what flows through a pipeline: remote or decoded content into a shell, literal
@@ -22,32 +26,6 @@ interface Upstream {
   gatewayPids: boolean;
 }
 
-/** Decodes echo -e / printf style backslash escapes (`\\x72` → `r`). */
-export function decodeEscapes(text: string): string {
-  return text.includes('\\') ? decodeAnsiC(`${text.replaceAll("'", "\\'")}'`, 0).text : text;
-}
-
-/** What a stage writes to stdout when that is visible in the command itself. */
-function literalOutput(seg: Segment): string[] | undefined {
-  if (seg.verb === 'echo') {
-    let i = 0;
-    while (i < seg.argv.length && /^-[neE]+$/.test(seg.argv[i] as string)) i += 1;
-    const text = seg.argv.slice(i).join(' ');
-    const decoded = decodeEscapes(text);
-    return decoded === text ? [text] : [text, decoded];
-  }
-  if (seg.verb === 'printf') {
-    const [format, ...rest] = seg.argv;
-    if (format === undefined) return undefined;
-    return [[decodeEscapes(format), ...rest].join(' ')];
-  }
-  if (seg.verb === 'cat' && operands(seg.argv).length === 0) {
-    const bodies = heredocBodies(seg);
-    return bodies.length > 0 ? bodies : undefined;
-  }
-  return undefined;
-}
-
 function updateUpstream(up: Upstream, seg: Segment): void {
   const verb = seg.verb;
   if (REMOTE_FETCHERS.has(verb)) up.remote = true;
@@ -58,27 +36,58 @@ function updateUpstream(up: Upstream, seg: Segment): void {
   }
 }
 
+/** What a pipeline sink does with the text on its stdin, when it runs it as code. */
+export type StdinUse = 'shell' | 'code' | 'client' | 'parallel' | 'cron' | 'remote' | undefined;
+
+export function stdinUse(sink: Segment): StdinUse {
+  const { family, verb, argv, argl } = sink;
+  if (family === 'shell') return shellInvocation(argv).readsStdin ? 'shell' : undefined;
+  if ((verb === 'source' || verb === '.') && STDIN_FILES.test(argl[0] ?? '')) return 'shell';
+  const spec = INTERPRETERS.get(family);
+  if (spec !== undefined) {
+    const program = parseInterpreter(argv, spec);
+    const fromStdin = program.script === undefined || STDIN_FILES.test(program.script);
+    return program.code.length === 0 && program.module === undefined && fromStdin ? 'code' : undefined;
+  }
+  if (verb === 'at' || verb === 'batch')
+    return argv.some((arg) => /^-[a-zA-Z]*[flcrd]/.test(arg)) ? undefined : 'shell';
+  if (verb === 'crontab') return operands(argv).every((arg) => arg === '-') ? 'cron' : undefined;
+  if (verb === 'parallel') return argv.every((arg) => arg.startsWith('-')) ? 'parallel' : undefined;
+  if (verb === 'ssh') return 'remote';
+  if (clientLanguage(verb, argv) !== undefined) return 'client';
+  return undefined;
+}
+
 function sinkChecks(ctx: RuleContext, up: Upstream, literal: readonly string[] | undefined): void {
   const sink = ctx.seg;
+  const use = stdinUse(sink);
   const shellSink =
     sink.family === 'shell' ||
     ((sink.verb === 'source' || sink.verb === '.') && sink.argl[0] === '/dev/stdin');
   const spec = INTERPRETERS.get(sink.family);
-  let interpreterSink = false;
-  if (spec !== undefined) {
-    const program = parseInterpreter(sink.argv, spec);
-    interpreterSink =
-      program.code.length === 0 && program.module === undefined && (program.script ?? '-') === '-';
-  }
-  if (shellSink || interpreterSink) {
+  const interpreterSink = use === 'code';
+  if (shellSink || interpreterSink || use === 'shell' || use === 'parallel' || use === 'cron') {
     if (up.remote) ctx.danger(DANGEROUS.remotePipe);
     for (const key of up.decoders) ctx.danger(key);
   }
+  const language = clientLanguage(sink.verb, sink.argv);
+  const runsCode =
+    use === 'shell' ||
+    use === 'code' ||
+    use === 'parallel' ||
+    use === 'cron' ||
+    (use === 'client' && language === 'ex');
+  if (runsCode && literal === undefined && !up.remote && up.decoders.size === 0)
+    ctx.danger(DANGEROUS.codeFromData);
   if (literal !== undefined) {
-    const readsProgram = shellSink && (sink.family !== 'shell' || shellInvocation(sink.argv).readsStdin);
     for (const text of literal) {
-      if (readsProgram) ctx.scanShell(text);
+      if (use === 'shell' || use === 'remote') ctx.scanShell(text);
+      else if (use === 'parallel') for (const line of text.split('\n')) ctx.scanShell(line, true);
+      else if (use === 'cron')
+        for (const line of text.split('\n'))
+          ctx.scanShell(line.replace(/^\s*(?:@\w+|(?:\S+\s+){5})/, ''), true);
       else if (interpreterSink && spec !== undefined) ctx.scanCode(spec.language, text);
+      if (language !== undefined) clientText(ctx, language, text);
       if (DATABASE_CLIENTS.has(sink.verb)) ctx.scanSql(text);
       if (sink.family === 'redis-cli') redisHazards(ctx, redisWords(text));
     }

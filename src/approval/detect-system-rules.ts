@@ -15,6 +15,17 @@ const SERVICE_STOP = new Set([
   'try-reload-or-restart',
 ]);
 const SYSTEMCTL_POWER = new Set(['poweroff', 'reboot', 'halt', 'kexec', 'soft-reboot']);
+/** Units that stop every service (and the network) when isolated. */
+const SYSTEMCTL_OFFLINE = new Set([
+  'rescue',
+  'emergency',
+  'suspend',
+  'hibernate',
+  'hybrid-sleep',
+  'suspend-then-hibernate',
+]);
+const OFFLINE_TARGETS =
+  /^(?:rescue|emergency|runlevel[016]|halt|poweroff|reboot|kexec|shutdown|sleep|suspend|hibernate)(?:\.target)?$/;
 const SYSTEMCTL_VALUE_OPTIONS = new Set([
   '-H',
   '--host',
@@ -70,6 +81,14 @@ function systemctl(ctx: RuleContext): void {
   const sub = argl[index];
   if (sub === undefined) return;
   if (SYSTEMCTL_POWER.has(sub)) ctx.hardline(HARDLINE.systemctlPower);
+  if (SYSTEMCTL_OFFLINE.has(sub)) ctx.hardline(HARDLINE.systemctlIsolate);
+  if (sub === 'isolate') {
+    const target = argl[index + 1];
+    if (target !== undefined && OFFLINE_TARGETS.test(target)) ctx.hardline(HARDLINE.systemctlIsolate);
+    else ctx.danger(DANGEROUS.serviceStop);
+  }
+  if (sub === 'start' && argl.slice(index + 1).some((unit) => OFFLINE_TARGETS.test(unit)))
+    ctx.hardline(HARDLINE.systemctlIsolate);
   if (!SERVICE_STOP.has(sub)) return;
   ctx.danger(DANGEROUS.serviceStop);
   if (argl.slice(index + 1).some((unit) => unit.includes('hermes'))) ctx.danger(DANGEROUS.gatewayStop);
@@ -132,13 +151,17 @@ function killBySubstitution(ctx: RuleContext): void {
 
 /** sudo options that read a password from stdin/askpass or open a shell (generic rule). */
 export function sudoFlagRule(ctx: RuleContext): void {
+  // `sudo -s CMD` runs CMD through a shell, which is judged as the command it is; only a bare
+  // `sudo -s` (an interactive root shell) is flagged for its shell flag.
+  const runsCommand = ctx.seg.verbWord !== undefined;
   for (const wrapper of ctx.seg.wrappers) {
     if (wrapper.name !== 'sudo') continue;
+    if (runsCommand && sudoRunsShell(wrapper.options)) shellCommandOfSudo(ctx);
     for (const option of wrapper.options) {
       if (option === '--') break;
       if (option.startsWith('--')) {
         const name = option.split('=')[0]?.toLowerCase() ?? '';
-        if (name.startsWith('--st') || name.startsWith('--a') || name === '--shell')
+        if (name.startsWith('--st') || name.startsWith('--a') || (name.startsWith('--sh') && !runsCommand))
           ctx.danger(DANGEROUS.sudoFlag);
         continue;
       }
@@ -148,10 +171,44 @@ export function sudoFlagRule(ctx: RuleContext): void {
         letters += letter;
         if ('CDghprRtTUu'.includes(letter)) break;
       }
-      if (!/[sSaA]/.test(letters)) continue;
+      if (!/[SaA]/.test(letters) && !(letters.includes('s') && !runsCommand)) continue;
       ctx.danger(option.length === 2 ? DANGEROUS.sudoFlag : DANGEROUS.sudoCombined);
     }
   }
+}
+
+/** `-s`/`--shell`/`-i`/`--login` (alone or in a cluster before a value option): sudo hands the command to a shell. */
+function sudoRunsShell(options: readonly string[]): boolean {
+  for (const option of options) {
+    if (option === '--') break;
+    if (option.startsWith('--')) {
+      const name = option.split('=')[0]?.toLowerCase() ?? '';
+      if (
+        (name.length >= 4 && '--shell'.startsWith(name)) ||
+        (name.length >= 4 && '--login'.startsWith(name))
+      )
+        return true;
+      continue;
+    }
+    if (!option.startsWith('-')) continue;
+    for (const letter of option.slice(1)) {
+      if (letter === 's' || letter === 'i') return true;
+      if ('CDghprRtTUu'.includes(letter)) break;
+    }
+  }
+  return false;
+}
+
+/**
+ * `sudo -s CMD…` / `sudo -i CMD…`: the words are joined and run by the target user's shell,
+ * which expands `$` again. The joined text is judged as shell, and a `$` in it (unexpanded by the
+ * outer shell) is a command the detector cannot know.
+ */
+function shellCommandOfSudo(ctx: RuleContext): void {
+  const words = [ctx.seg.verbWord, ...ctx.seg.args].filter((word) => word !== undefined);
+  const text = words.map((word) => word.text).join(' ');
+  if (text.includes('$') || text.includes('`')) ctx.danger(DANGEROUS.codeFromData);
+  ctx.scanShell(text, true);
 }
 
 const DAEMON_VARIABLES = /^(?:docker_host|docker_context|container_host|container_connection)=/i;

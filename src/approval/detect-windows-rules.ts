@@ -115,7 +115,7 @@ export function windowsCommand(ctx: RuleContext, verb: string, args: readonly st
       return;
     case 'iex':
     case 'invoke-expression':
-      if (hasDownload(args)) ctx.danger(DANGEROUS.psRemoteIex);
+      ctx.danger(hasDownload(args) ? DANGEROUS.psRemoteIex : DANGEROUS.psIex);
       return;
     default:
   }

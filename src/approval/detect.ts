@@ -22,6 +22,11 @@ export interface DetectOptions {
   readonly maxLength?: number;
 }
 
+/**
+ * The terminal runs each command as `bash -c COMMAND`: `$0` is the shell, `$1`, `$@`… are empty.
+ */
+const TOP_LEVEL_POSITIONAL: readonly string[] = ['bash'];
+
 function normalizeOptions(options: DetectOptions): NormalizeOptions {
   let homeDir = options.homeDir;
   if (homeDir === undefined) {
@@ -60,7 +65,7 @@ export function detect(command: string, options: DetectOptions = {}): DetectResu
     const maxLength = options.maxLength ?? DEFAULT_MAX_COMMAND_LENGTH;
     if (command.length > maxLength) return limitResult();
     const run = new DetectionRun(normalizeOptions(options), budgetFor(command.length));
-    run.scanCommand(command, 0, true);
+    run.scanCommand(command, 0, true, TOP_LEVEL_POSITIONAL);
     return run.result();
   } catch {
     // Fail closed: an internal error must never let a command through.
@@ -82,7 +87,7 @@ export function commandSegments(command: string, options: DetectOptions = {}): s
     if (command.length > maxLength) return [];
     const sink: string[] = [];
     const run = new DetectionRun(normalizeOptions(options), budgetFor(command.length), sink);
-    run.scanCommand(command, 0, true);
+    run.scanCommand(command, 0, true, TOP_LEVEL_POSITIONAL);
     return [...new Set(sink)];
   } catch {
     return [];

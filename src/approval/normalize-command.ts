@@ -172,8 +172,18 @@ const TOP_LEVEL_KEEP = new Set([
 ]);
 
 /** An absolute path worth folding: two components or more, or one that is not a system directory. */
+const foldable = new Map<string, string | undefined>();
+
+/** `foldablePath`, remembered (the same two paths come with every command). */
 function foldablePath(path: string | undefined): string | undefined {
   if (path === undefined) return undefined;
+  if (foldable.has(path)) return foldable.get(path);
+  const result = computeFoldablePath(path);
+  if (foldable.size < 16) foldable.set(path, result);
+  return result;
+}
+
+function computeFoldablePath(path: string): string | undefined {
   const trimmed = path.replace(/\/+$/, '');
   if (!trimmed.startsWith('/')) return undefined;
   const parts = trimmed.split('/').filter((part) => part !== '');

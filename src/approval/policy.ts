@@ -1,12 +1,13 @@
 import type { PermanentAllowlist } from './allowlist.js';
 import {
+  type ApprovalSubject,
   denyRuleMessage,
   describeFindings,
   hardlineMessage,
   sudoStdinMessage,
   unattendedMessage,
 } from './approval-messages.js';
-import type { DetectResult, ExecBackend, Finding, GateDecision } from './approval-types.js';
+import type { DetectResult, ExecBackend, Finding, GateAction, GateDecision } from './approval-types.js';
 import { matchDenyRule } from './deny-rules.js';
 import { usesSudoStdin } from './sudo-guard.js';
 
@@ -71,6 +72,38 @@ export function floorDecision(
   return undefined;
 }
 
+/**
+ * Steps 1 and 3 for a non-command action (a file tool's write or read): any finding that is not
+ * dangerous is a floor, and `approvals.deny` globs are matched against the action's subject
+ * (`write_file ~/.ssh/authorized_keys`) and its other spellings. There is no sudo guard to apply.
+ */
+export function actionFloorDecision(action: GateAction, settings: PolicySettings): GateDecision | undefined {
+  const floors = action.findings.filter((finding) => finding.tier !== 'dangerous');
+  if (floors.length > 0) {
+    return {
+      kind: 'deny',
+      reason: 'hardline',
+      message: hardlineMessage(describeFindings(floors), action.kind),
+      findings: floors,
+    };
+  }
+  const rule = matchDenyRule(settings.denyRules, action.subject, action.denyTargets ?? []);
+  if (rule !== undefined) {
+    const finding: Finding = {
+      key: `deny rule: ${rule}`,
+      description: `deny rule '${rule}'`,
+      tier: 'deny_rule',
+    };
+    return {
+      kind: 'deny',
+      reason: 'deny_rule',
+      message: denyRuleMessage(rule, action.kind),
+      findings: [finding],
+    };
+  }
+  return undefined;
+}
+
 export interface DangerousInput {
   readonly command: string;
   /** The dangerous-tier findings (non-empty). */
@@ -83,6 +116,8 @@ export interface DangerousInput {
   readonly sessionGrants: ReadonlySet<string>;
   readonly allowlist: PermanentAllowlist;
   readonly settings: PolicySettings;
+  /** What is checked, for the refusal text (default: a command). */
+  readonly subject?: ApprovalSubject;
 }
 
 /** What to do next with a dangerous command that passed the floors (steps 5–10). */
@@ -114,7 +149,7 @@ export function dangerousStep(input: DangerousInput): PolicyStep {
     return {
       kind: 'deny',
       reason: 'unattended',
-      message: unattendedMessage(describeFindings(uncovered), input.platform),
+      message: unattendedMessage(describeFindings(uncovered), input.platform, input.subject),
       findings: uncovered,
     };
   }

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { HermesError } from '../errors/hermes-error.js';
+import { defineScript, runScript } from '../lib/redis-script.js';
 import { approvalDecisionSchema, approvalRequestSchema } from './approval-schemas.js';
 import {
   type ApprovalOutcome,
@@ -302,19 +302,13 @@ function parseDecision(json: string): DecisionRecord {
 }
 
 /** EVALSHA with a fallback to EVAL when the server does not know the script yet. */
-async function evalScript(
+function evalScript(
   redis: Redis,
   script: string,
   keyList: readonly string[],
   args: readonly (string | number)[],
 ): Promise<unknown> {
-  const sha = createHash('sha1').update(script).digest('hex');
-  try {
-    return await redis.evalsha(sha, keyList.length, ...keyList, ...args);
-  } catch (error) {
-    if (!errorText(error).includes('NOSCRIPT')) throw error;
-    return redis.eval(script, keyList.length, ...keyList, ...args);
-  }
+  return runScript(redis, defineScript('approval', script), keyList, args);
 }
 
 function errorText(error: unknown): string {

@@ -24,6 +24,7 @@ export type SensitiveArea =
   | 'system_config'
   | 'system_binaries'
   | 'process_secrets'
+  | 'kernel_control'
   | 'block_device';
 
 /** What touching the location costs: never allowed, ask a human, or nothing special. */
@@ -115,6 +116,11 @@ const CREDENTIAL_FILES = new Set([
   '.cargo/credentials.toml',
   '.gem/credentials',
   '.terraform.d/credentials.tfrc.json',
+  '.terraformrc',
+  '.s3cfg',
+  '.boto',
+  '.config/git/credentials',
+  '.config/rclone/rclone.conf',
   '.hermes/.env',
   '.hermes/config.yaml',
 ]);
@@ -126,6 +132,10 @@ const CREDENTIAL_DIRS = [
   '.config/doctl',
   '.oci',
   '.password-store',
+  '.local/share/keyrings',
+  '.mozilla/firefox',
+  '.config/google-chrome',
+  '.config/chromium',
 ];
 
 /** Files in ~/.ssh that are public by nature; reading them is everyday work. */
@@ -147,11 +157,21 @@ const CRON_DIRS = ['/var/spool/cron', '/var/spool/at', '/var/spool/anacron', '/e
 const BLOCK_DEVICE =
   /^\/dev\/(?:(?:s|h|v|xv)d[a-z]|nvme\d|mmcblk\d|md\d|md\/|dm-\d|loop\d|nbd\d|r?disk\d|sr\d|mapper\/.|disk\/by-[a-z]+\/.)/;
 const PROC_SECRET = /^\/proc\/(?:[^/]+\/)*(?:environ|mem|auxv)$/;
+/** Another process's open files, mappings and working directory (`self` is the command's own). */
+const PROC_HANDLES = /^\/proc\/(?!self\/|thread-self\/)[^/]+\/(?:task\/[^/]+\/)?(?:fd|map_files|cwd)\/./;
+/** `/proc/<pid>/root/…` is the file system as that process sees it. */
+const PROC_ROOT = /^\/proc\/[^/]+\/root(?=\/|$)/;
+/** The homes of other accounts: `/root`, `/home/<user>`, `/Users/<user>`. */
+const OTHER_HOME = /^(?:\/root|\/home\/[^/]+|\/users\/[^/]+)(?=\/|$)/;
 
 const lower = (path: string): string => path.toLowerCase();
 
+/** Anything `collapsePath` would change: `//`, `/./`, `/../`, a leading `./` or `../`, a trailing `/`. */
+const NEEDS_COLLAPSE = /\/\/|\/\.\.?(?:\/|$)|^\.\.?(?:\/|$)|.\/$/;
+
 /** Collapses `.`, `..` and doubled slashes of an absolute (or `~`-rooted) path, without touching the disk. */
 export function collapsePath(path: string): string {
+  if (!NEEDS_COLLAPSE.test(path)) return path;
   const rooted = path.startsWith('/') ? '/' : '';
   const parts: string[] = [];
   for (const part of path.split('/')) {
@@ -167,8 +187,11 @@ export function collapsePath(path: string): string {
 
 /** `child` relative to `dir` when it is `dir` itself ('') or below it; undefined otherwise. */
 export function relativeInside(child: string, dir: string): string | undefined {
-  const c = lower(collapsePath(child));
-  const d = lower(collapsePath(dir));
+  return insideCollapsed(lower(collapsePath(child)), lower(collapsePath(dir)));
+}
+
+/** `relativeInside` for paths already collapsed and lower-cased. */
+function insideCollapsed(c: string, d: string): string | undefined {
   if (d === '') return undefined;
   if (c === d) return '';
   const prefix = d.endsWith('/') ? d : `${d}/`;
@@ -241,17 +264,50 @@ function homeArea(rel: string): SensitiveMatch | undefined {
   return undefined;
 }
 
+/** First path components under which the system table has entries. */
+const SYSTEM_TOPS = new Set([
+  'dev',
+  'proc',
+  'sys',
+  'etc',
+  'var',
+  'usr',
+  'bin',
+  'sbin',
+  'lib',
+  'lib32',
+  'lib64',
+  'libx32',
+  'boot',
+  'opt',
+  'library',
+  'private',
+]);
+
 function systemArea(p: string): SensitiveMatch | undefined {
+  const slash = p.indexOf('/', 1);
+  if (!SYSTEM_TOPS.has(slash < 0 ? p.slice(1) : p.slice(1, slash))) return undefined;
   if (BLOCK_DEVICE.test(p)) {
     return { area: 'block_device', what: 'a raw block device', write: 'hardline', read: 'dangerous' };
   }
-  if (PROC_SECRET.test(p)) {
+  if (PROC_SECRET.test(p) || PROC_HANDLES.test(p)) {
     return {
       area: 'process_secrets',
       what: 'a process’s environment or memory (holds the gateway’s tokens)',
       write: 'hardline',
       read: 'dangerous',
     };
+  }
+  if (p === '/proc/sysrq-trigger') {
+    return {
+      area: 'kernel_control',
+      what: 'the kernel’s SysRq trigger (reboots, crashes or powers off at once)',
+      write: 'hardline',
+      read: 'none',
+    };
+  }
+  if (underAny(p, ['/proc/sys', '/sys'])) {
+    return { area: 'kernel_control', what: 'kernel and device settings', write: 'dangerous', read: 'none' };
   }
   if (underAny(p, CRON_DIRS) || p === '/etc/crontab' || /^\/etc\/cron\.[a-z]+(?:\/|$)/.test(p)) {
     return { area: 'cron', what: 'a cron or at schedule', write: 'dangerous', read: 'none' };
@@ -275,14 +331,29 @@ function systemArea(p: string): SensitiveMatch | undefined {
   return undefined;
 }
 
+const rootsCache = new WeakMap<SensitiveRoots, { home: string; hermesHome: string }>();
+
+/** The roots collapsed and lower-cased once per roots object. */
+function collapsedRoots(roots: SensitiveRoots): { home: string; hermesHome: string } {
+  let cached = rootsCache.get(roots);
+  if (cached === undefined) {
+    cached = { home: lower(collapsePath(roots.home)), hermesHome: lower(collapsePath(roots.hermesHome)) };
+    rootsCache.set(roots, cached);
+  }
+  return cached;
+}
+
 /**
  * Where `path` falls in the sensitive-location table, or undefined when it is nowhere special.
  * `path` must be absolute (or `~`-rooted in the detector's spelling); relative paths are never
  * matched except by the `.git/hooks` and `.git/config` rules, which apply to any repository.
  */
 export function classifySensitivePath(path: string, roots: SensitiveRoots): SensitiveMatch | undefined {
-  const p = lower(collapsePath(path));
-  const hermesRel = relativeInside(p, roots.hermesHome);
+  let p = lower(collapsePath(path));
+  const procRoot = PROC_ROOT.exec(p);
+  if (procRoot !== null) p = p.slice(procRoot[0].length) || '/';
+  const { home, hermesHome } = collapsedRoots(roots);
+  const hermesRel = insideCollapsed(p, hermesHome);
   if (hermesRel !== undefined) {
     if (hermesSecretName(hermesRel)) {
       return {
@@ -301,9 +372,14 @@ export function classifySensitivePath(path: string, roots: SensitiveRoots): Sens
   }
   const git = gitControlArea(p);
   if (git !== undefined) return git;
-  const homeRel = relativeInside(p, roots.home);
+  const homeRel = insideCollapsed(p, home);
   if (homeRel !== undefined && homeRel !== '') {
     const area = homeArea(homeRel);
+    if (area !== undefined) return area;
+  }
+  const other = homeRel === undefined ? OTHER_HOME.exec(p) : null;
+  if (other !== null && p.length > other[0].length + 1) {
+    const area = homeArea(p.slice(other[0].length + 1));
     if (area !== undefined) return area;
   }
   if (p.startsWith('/')) return systemArea(p);

@@ -1,6 +1,6 @@
 import type { ShellParse, ShellRedirect, ShellSubstitution, ShellWord } from './shell-types.js';
 import { ShellWordBuilder } from './shell-word-builder.js';
-import { type Closer, type MutableList, ShellWordReader } from './shell-word-reader.js';
+import { type Closer, isWordBreak, type MutableList, ShellWordReader } from './shell-word-reader.js';
 
 export { MAX_SHELL_NESTING } from './shell-word-reader.js';
 
@@ -8,7 +8,11 @@ interface MutableCommand {
   words: ShellWord[];
   redirects: ShellRedirect[];
   background: boolean;
+  inFunction?: boolean;
 }
+
+/** `NAME=` / `NAME+=` right before `(`: an array assignment. */
+const ARRAY_HEAD = /^[A-Za-z_][A-Za-z0-9_]*\+?=$/;
 
 interface MutableRedirect {
   op: string;
@@ -42,9 +46,13 @@ export function parseShell(source: string, nesting = 0): ShellParse {
 
 class ShellParser extends ShellWordReader {
   private readonly pending: PendingHeredoc[] = [];
+  /** Inside this many function bodies (`f() { … }`). */
+  private fnDepth = 0;
 
   protected child(source: string, nesting: number): ShellParser {
-    return new ShellParser(source, nesting, this.work);
+    const parser = new ShellParser(source, nesting, this.work);
+    parser.fnDepth = this.fnDepth;
+    return parser;
   }
 
   parseListInto(list: MutableList, closer: Closer): void {
@@ -101,6 +109,13 @@ class ShellParser extends ShellWordReader {
 
   private parseStage(list: MutableList, closer: Closer): void {
     this.skipBlanks();
+    if (this.functionHeader()) {
+      this.fnDepth += 1;
+      this.skipBlanksAndNewlines();
+      this.parseStage(list, closer);
+      this.fnDepth -= 1;
+      return;
+    }
     const c = this.src[this.pos];
     if (c === '(' || (c === '{' && this.isWordEnd(this.pos + 1))) {
       if (!this.enter()) return;
@@ -118,6 +133,11 @@ class ShellParser extends ShellWordReader {
       if (this.pos >= this.len || this.overflow) break;
       const c = this.src[this.pos] as string;
       const next = this.src[this.pos + 1];
+      if (c === '(' && cmd.words.length > 0 && !parenthesesAllowed(cmd.words)) {
+        // `cmd (…)` is a syntax error (a function header was read at the start of the stage).
+        this.malformed = true;
+        break;
+      }
       if (c === '\n' || c === ';' || c === '|' || c === ')' || c === '(') break;
       if (c === '}' && closer === '}' && cmd.words.length === 0 && this.isWordEnd(this.pos + 1)) break;
       if (c === '&') {
@@ -135,13 +155,95 @@ class ShellParser extends ShellWordReader {
         while (this.src[this.pos] !== '<' && this.src[this.pos] !== '>') this.pos += 1;
         this.parseRedirect(cmd, Number(this.src.slice(start, this.pos)));
       } else {
-        for (const word of this.readWord()) cmd.words.push(word);
+        const words = this.readWord();
+        const last = words[words.length - 1];
+        if (last !== undefined && this.src[this.pos] === '(' && !last.quoted && ARRAY_HEAD.test(last.text)) {
+          words[words.length - 1] = this.readArray(last);
+        }
+        for (const word of words) cmd.words.push(word);
       }
     }
     if (cmd.words.length > 0 || cmd.redirects.length > 0) {
+      if (this.fnDepth > 0) cmd.inFunction = true;
       list.commands.push(cmd);
       this.charge();
     }
+  }
+
+  /**
+   * Consumes a function header (`NAME ()`, `function NAME`, `function NAME ()`) and returns
+   * true; leaves the position alone and returns false otherwise.
+   */
+  private functionHeader(): boolean {
+    const start = this.pos;
+    const keyword = this.src.startsWith('function', this.pos) && /^[ \t]$/.test(this.src[this.pos + 8] ?? '');
+    if (keyword) {
+      this.pos += 8;
+      this.skipBlanks();
+    }
+    let end = this.pos;
+    while (end < this.len && isNameChar(this.src[end] as string)) end += 1;
+    if (end === this.pos) {
+      this.pos = start;
+      return false;
+    }
+    this.pos = end;
+    this.skipBlanks();
+    if (this.src[this.pos] === '(') {
+      let close = this.pos + 1;
+      while (this.src[close] === ' ' || this.src[close] === '\t') close += 1;
+      if (this.src[close] === ')') {
+        this.pos = close + 1;
+        return true;
+      }
+    }
+    if (keyword) return true;
+    this.pos = start;
+    return false;
+  }
+
+  /** `NAME=(a b $(c))`: the elements, read as words, folded into one assignment word. */
+  private readArray(head: ShellWord): ShellWord {
+    this.pos += 1;
+    const elements: ShellWord[] = [];
+    while (!this.overflow) {
+      this.skipBlanksAndNewlines();
+      const c = this.src[this.pos];
+      if (c === undefined) {
+        this.malformed = true;
+        break;
+      }
+      if (c === ')') {
+        this.pos += 1;
+        break;
+      }
+      if (c === '#') {
+        this.skipComment();
+        continue;
+      }
+      const before = this.pos;
+      for (const word of this.readWord()) elements.push(word);
+      if (this.pos === before) {
+        this.malformed = true;
+        this.pos += 1;
+      }
+      if (!this.charge()) break;
+    }
+    const subs = elements.flatMap((word) => word.subs);
+    return {
+      text: `${head.text}(${elements.map((word) => word.text).join(' ')})`,
+      quoted: elements.some((word) => word.quoted),
+      dynamic: elements.some((word) => word.dynamic),
+      mixedName: false,
+      expansionName: undefined,
+      expansionUnquoted: false,
+      subs,
+      expanded: elements.some((word) => word.expanded),
+      splittable: elements.some((word) => word.splittable),
+      baseDynamic: false,
+      baseGlob: false,
+      elements,
+    };
   }
 
   private fdRedirectAhead(): boolean {
@@ -233,8 +335,30 @@ class ShellParser extends ShellWordReader {
     }
   }
 
-  private skipComment(): void {
+  protected skipComment(): void {
     const nl = this.src.indexOf('\n', this.pos);
     this.pos = nl < 0 ? this.len : nl;
   }
+}
+
+/** Characters a function name may hold (no quoting, no metacharacters, no expansions). */
+function isNameChar(c: string): boolean {
+  return (
+    !isWordBreak(c) &&
+    c !== '\\' &&
+    c !== "'" &&
+    c !== '"' &&
+    c !== '`' &&
+    c !== '$' &&
+    c !== '#' &&
+    c !== '=' &&
+    c !== '{' &&
+    c !== '}'
+  );
+}
+
+/** `case x in (a)…` and `[[ x =~ (a|b) ]]` use parentheses inside one command. */
+function parenthesesAllowed(words: readonly ShellWord[]): boolean {
+  const first = words[0];
+  return first !== undefined && !first.quoted && (first.text === 'case' || first.text === '[[');
 }

@@ -1,4 +1,7 @@
 import type { ShellCommand, ShellRedirect, ShellWord } from './shell-types.js';
+import { longKind, WRAPPERS, type WrapperSpec } from './shell-wrappers.js';
+
+export { resolveLongOption } from './shell-wrappers.js';
 
 /** A wrapper peeled off a command (`sudo -u x`, `env A=1`, `nohup`…) with its own options. */
 export interface ShellWrapper {
@@ -24,65 +27,15 @@ export interface Segment {
   readonly assignments: readonly string[];
   readonly redirects: readonly ShellRedirect[];
   readonly background: boolean;
+  /** The words of those assignments (their values may hold expansions). */
+  readonly assignmentWords: readonly ShellWord[];
+  /**
+   * Index in `command.words` of a word a wrapper option might take as its value (an unknown or
+   * ambiguous long option came before it); -1 when peeling was certain. The detector then also
+   * reads the command as starting after that word.
+   */
+  readonly uncertain: number;
 }
-
-interface WrapperSpec {
-  /** Short options that take a value (`-u root` or `-uroot`). */
-  readonly valueShort?: string;
-  /** Long options that take a value unless written `--opt=value`. */
-  readonly valueLong?: readonly string[];
-  /** Short options that mean the wrapper runs no command (`command -v`, `ionice -p`). */
-  readonly stopShort?: string;
-  /** Positional arguments before the command (`timeout 5`, `chroot DIR`, `taskset MASK`). */
-  readonly positional?: number;
-  /** Accepts `NAME=value` words before the command (`env`, `sudo`). */
-  readonly assignments?: boolean;
-}
-
-const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, WrapperSpec>([
-  [
-    'sudo',
-    {
-      valueShort: 'CDghprRtTUu',
-      valueLong: [
-        '--user',
-        '--group',
-        '--host',
-        '--prompt',
-        '--role',
-        '--type',
-        '--other-user',
-        '--close-from',
-      ],
-      assignments: true,
-    },
-  ],
-  ['doas', { valueShort: 'uC' }],
-  ['pkexec', { valueLong: ['--user'] }],
-  ['env', { valueShort: 'uCP', valueLong: ['--unset', '--chdir'], stopShort: 'S', assignments: true }],
-  ['exec', { valueShort: 'a' }],
-  ['nohup', {}],
-  ['setsid', {}],
-  ['time', { valueShort: 'fo', valueLong: ['--format', '--output'] }],
-  ['nice', { valueShort: 'n', valueLong: ['--adjustment'] }],
-  ['ionice', { valueShort: 'cn', stopShort: 'pPu' }],
-  ['chrt', { valueShort: 'TPD', stopShort: 'p', positional: 1 }],
-  ['taskset', { stopShort: 'p', positional: 1 }],
-  ['stdbuf', { valueShort: 'ioe', valueLong: ['--input', '--output', '--error'] }],
-  ['command', { stopShort: 'vV' }],
-  ['builtin', {}],
-  ['busybox', {}],
-  ['toybox', {}],
-  ['timeout', { valueShort: 'sk', valueLong: ['--signal', '--kill-after'], positional: 1 }],
-  ['unbuffer', {}],
-  ['caffeinate', { valueShort: 'tw' }],
-  ['flock', { valueShort: 'wE', stopShort: 'c', positional: 1 }],
-  ['chroot', { valueLong: ['--userspec', '--groups'], positional: 1 }],
-  ['sshpass', { valueShort: 'pfdP' }],
-  ['npx', { valueShort: 'p', valueLong: ['--package'] }],
-  ['bunx', {}],
-  ['pnpx', {}],
-]);
 
 /** Reserved words that may precede a command without being one. */
 const KEYWORDS = new Set([
@@ -102,9 +55,8 @@ const KEYWORDS = new Set([
 ]);
 /** Reserved words after which the rest of the simple command is not a command. */
 const NON_COMMANDS = new Set(['for', 'select', 'case', 'in', 'esac']);
-const MAX_PEEL = 32;
 
-const SHELLS = new Set([
+export const SHELL_NAMES: readonly string[] = [
   'bash',
   'sh',
   'zsh',
@@ -117,7 +69,8 @@ const SHELLS = new Set([
   'csh',
   'tcsh',
   'rbash',
-]);
+];
+const SHELLS: ReadonlySet<string> = new Set(SHELL_NAMES);
 
 /** Lower-case base name without directory or `.exe`. */
 export function verbName(text: string): string {
@@ -171,11 +124,13 @@ export function isAssignment(text: string): boolean {
 export function peelCommand(command: ShellCommand): Segment {
   const words = command.words;
   const wrappers: ShellWrapper[] = [];
-  const assignments: string[] = [];
+  const assignmentWords: ShellWord[] = [];
+  const peel = { uncertain: -1 };
   let i = 0;
   let skipName = false;
   let verbIndex = -1;
-  for (let guard = 0; i < words.length && guard < MAX_PEEL; guard += 1) {
+  // Every step consumes at least one word, so peeling is linear however many wrappers there are.
+  while (i < words.length) {
     const word = words[i] as ShellWord;
     const text = word.text;
     if (skipName) {
@@ -184,7 +139,7 @@ export function peelCommand(command: ShellCommand): Segment {
       continue;
     }
     if (isAssignment(text)) {
-      assignments.push(text);
+      assignmentWords.push(word);
       i += 1;
       continue;
     }
@@ -203,12 +158,12 @@ export function peelCommand(command: ShellCommand): Segment {
       break;
     }
     const name = verbName(text);
-    const spec = WRAPPERS.get(name);
+    const spec = word.expanded ? undefined : WRAPPERS.get(name);
     if (spec === undefined) {
       verbIndex = i;
       break;
     }
-    const end = wrapperEnd(words, i + 1, spec, assignments);
+    const end = wrapperEnd(words, i + 1, spec, assignmentWords, peel);
     if (end < 0 || end >= words.length) {
       // The wrapper runs nothing we can see (`sudo -s`, `command -v x`, `env -S '…'`).
       if (end < 0) verbIndex = i;
@@ -233,9 +188,11 @@ export function peelCommand(command: ShellCommand): Segment {
     argv,
     argl: argv.map((text) => text.toLowerCase()),
     wrappers,
-    assignments,
+    assignments: assignmentWords.map((word) => word.text),
     redirects: command.redirects,
     background: command.background,
+    assignmentWords,
+    uncertain: peel.uncertain,
   };
 }
 
@@ -244,18 +201,28 @@ function wrapperEnd(
   words: readonly ShellWord[],
   start: number,
   spec: WrapperSpec,
-  assignments: string[],
+  assignments: ShellWord[],
+  peel: { uncertain: number },
 ): number {
   let i = start;
   let positional = spec.positional ?? 0;
   while (i < words.length) {
-    const text = (words[i] as ShellWord).text;
+    const word = words[i] as ShellWord;
+    const text = word.text;
     if (text === '--') return i + 1 + positional;
     if (text.startsWith('--')) {
       const eq = text.indexOf('=');
-      const name = eq < 0 ? text : text.slice(0, eq);
-      if (name === '--split-string') return -1;
-      i += eq < 0 && spec.valueLong?.includes(name) ? 2 : 1;
+      const kind = longKind(spec, (eq < 0 ? text : text.slice(0, eq)).slice(2).toLowerCase());
+      if (kind === 'stop') return -1;
+      if (kind === undefined) {
+        // Unknown or ambiguous: the program would refuse it, or the next word is its value.
+        if (eq < 0 && peel.uncertain < 0) peel.uncertain = i + 1;
+        i += 1;
+      } else if (kind === 'optional' || kind === 0) {
+        i += 1;
+      } else {
+        i += 1 + (eq < 0 ? kind : kind - 1);
+      }
       continue;
     }
     if (text.startsWith('-') && text.length > 1) {
@@ -276,8 +243,9 @@ function wrapperEnd(
       i += consumesNext ? 2 : 1;
       continue;
     }
-    if (spec.assignments === true && isAssignment(text)) {
-      assignments.push(text);
+    // env and sudo take any `NAME=VALUE` word before the command, whatever the name holds.
+    if (spec.assignments === true && /^[^=-][^=]*=/.test(text)) {
+      assignments.push(word);
       i += 1;
       continue;
     }

@@ -26,7 +26,29 @@ export interface ShellWord {
   readonly expansionUnquoted: boolean;
   /** Command and process substitutions written inside this word. */
   readonly subs: readonly ShellSubstitution[];
+  /**
+   * Holds a parameter expansion, command/process substitution or arithmetic that could not be
+   * folded to a constant, quoted or not: its value is not known before it runs. Positional
+   * parameters (`$1`, `$@`) count until the detector resolves them.
+   */
+  readonly expanded: boolean;
+  /** Holds an unquoted expansion: word splitting and globbing may turn it into several words. */
+  readonly splittable: boolean;
+  /** The last path component holds an expansion or an unquoted glob character. */
+  readonly baseDynamic: boolean;
+  /** The last path component holds an unquoted glob character (`r?`, `r[m]`, `*`). */
+  readonly baseGlob: boolean;
+  /** Elements of an array assignment `NAME=(a b c)`, when this word is one. */
+  readonly elements?: readonly ShellWord[];
+  /**
+   * For a word mixing text with plain variable expansions only (`"$dir/rm"`, `r${x}m`): its
+   * pieces, so names bound earlier in the command can be folded in.
+   */
+  readonly parts?: readonly WordPart[];
 }
+
+/** A piece of a word: literal text, or a `$NAME` / `${NAME}` expansion. */
+export type WordPart = { readonly text: string } | { readonly name: string; readonly quoted: boolean };
 
 export interface ShellRedirect {
   /** `>`, `>>`, `>|`, `&>`, `&>>`, `<>`, `>&`, `<`, `<&`, `<<`, `<<-`, `<<<`. */
@@ -46,6 +68,8 @@ export interface ShellCommand {
   readonly redirects: readonly ShellRedirect[];
   /** The pipeline it belongs to ends with a single `&`. */
   readonly background: boolean;
+  /** Written inside a function body: its positional parameters are the call's arguments. */
+  readonly inFunction?: boolean;
 }
 
 /** A pipeline: stages in order; each stage lists indexes into `ShellList.commands`. */

@@ -1,4 +1,4 @@
-import type { ShellSubstitution, ShellWord } from './shell-types.js';
+import type { ShellSubstitution, ShellWord, WordPart } from './shell-types.js';
 
 /** At most this many words come out of one brace expansion (`{a,b,c}`). */
 const MAX_BRACE_ITEMS = 32;
@@ -11,6 +11,12 @@ export class ShellWordBuilder {
   private text = '';
   private quoted = false;
   private dynamic = false;
+  private expanded = false;
+  private splittable = false;
+  private globAt = -1;
+  private slashAt = -1;
+  private readonly parts: WordPart[] = [];
+  private foldable = true;
   private pieces = 0;
   private expansions = 0;
   private baseExpansions = 0;
@@ -36,8 +42,13 @@ export class ShellWordBuilder {
     for (let i = 0; i < chunk.length; i += 1) {
       const c = chunk.charCodeAt(i);
       const at = this.text.length + i;
-      if (c === 0x2a || c === 0x3f || c === 0x5b) this.dynamic = true;
-      else if (c === 0x7b) this.braceOpenAt(at);
+      // `(` reaches an unquoted chunk only inside an extglob group (`+(r)m`): a glob too.
+      if (c === 0x2a || c === 0x3f || c === 0x28 || (c === 0x5b && chunk.indexOf(']', i + 2) > i)) {
+        // `[` starts a bracket expression only when a `]` closes it (`[` alone is the test command).
+        this.dynamic = true;
+        this.globAt = at;
+        this.foldable = false;
+      } else if (c === 0x7b) this.braceOpenAt(at);
       else if (c === 0x7d) this.braceCloseAt(at);
       else if (c === 0x2c && this.braceDepth === 1 && this.braceClose < 0) this.braceCommas.push(at);
     }
@@ -66,8 +77,14 @@ export class ShellWordBuilder {
     this.expansions += 1;
     this.baseExpansions += 1;
     if (sub !== undefined) this.subs.push(sub);
+    if (name === undefined || sub !== undefined) this.foldable = false;
+    else this.parts.push({ name, quoted });
+    this.expanded = true;
     if (quoted) this.quoted = true;
-    else this.dynamic = true;
+    else {
+      this.dynamic = true;
+      this.splittable = true;
+    }
     if (this.pieces === 1 && name !== undefined && this.text === '') {
       this.soleName = name;
       this.soleUnquoted = !quoted;
@@ -79,6 +96,7 @@ export class ShellWordBuilder {
 
   /** Substitutions found somewhere the word does not show (e.g. inside `${x:-$(cmd)}`). */
   addSubs(subs: readonly ShellSubstitution[]): void {
+    if (subs.length > 0) this.foldable = false;
     for (const sub of subs) this.subs.push(sub);
   }
 
@@ -86,6 +104,7 @@ export class ShellWordBuilder {
   finish(): ShellWord[] {
     const mixedName = this.baseExpansions >= 2 || (this.baseExpansions >= 1 && this.baseLiteral);
     const sole = this.expansions === 1 && this.soleName !== undefined && this.pieces === 1;
+    const baseGlob = this.globAt > this.slashAt;
     const base: ShellWord = {
       text: this.text,
       quoted: this.quoted,
@@ -94,6 +113,11 @@ export class ShellWordBuilder {
       expansionName: sole ? this.soleName : undefined,
       expansionUnquoted: sole && this.soleUnquoted,
       subs: this.subs,
+      expanded: this.expanded,
+      splittable: this.splittable,
+      baseDynamic: this.baseExpansions > 0 || baseGlob,
+      baseGlob,
+      ...(this.foldable && this.expansions > 0 && !sole ? { parts: this.parts } : {}),
     };
     if (this.braceBroken || this.braceOpen < 0 || this.braceClose < 0 || this.braceCommas.length === 0) {
       return [base];
@@ -104,14 +128,16 @@ export class ShellWordBuilder {
     const words: ShellWord[] = [];
     for (let i = 0; i + 1 < cuts.length && words.length < MAX_BRACE_ITEMS; i += 1) {
       const item = this.text.slice((cuts[i] as number) + 1, cuts[i + 1] as number);
-      words.push({ ...base, text: prefix + item + suffix, expansionName: undefined });
+      words.push({ ...base, text: prefix + item + suffix, expansionName: undefined, parts: undefined });
     }
     return words;
   }
 
   private appendLiteral(chunk: string): void {
+    if (chunk !== '') this.parts.push({ text: chunk });
     const slash = chunk.lastIndexOf('/');
     if (slash >= 0) {
+      this.slashAt = this.text.length + slash;
       this.baseExpansions = 0;
       this.baseLiteral = slash < chunk.length - 1;
     } else if (chunk !== '') {
@@ -131,6 +157,43 @@ export class ShellWordBuilder {
     this.braceDepth -= 1;
     if (this.braceDepth === 0 && this.braceClose < 0) this.braceClose = at;
   }
+}
+
+/** A word whose text is known exactly (a resolved constant, a program name the detector chose). */
+export function staticWord(text: string, quoted = false): ShellWord {
+  return {
+    text,
+    quoted,
+    dynamic: false,
+    mixedName: false,
+    expansionName: undefined,
+    expansionUnquoted: false,
+    subs: [],
+    expanded: false,
+    splittable: false,
+    baseDynamic: false,
+    baseGlob: false,
+  };
+}
+
+/**
+ * Stands for any number of words not known before the command runs (input lines `xargs`
+ * appends, a path `find -exec` substitutes for `{}`). `text` is what rules see.
+ */
+export function opaqueWord(text: string): ShellWord {
+  return {
+    text,
+    quoted: false,
+    dynamic: true,
+    mixedName: false,
+    expansionName: undefined,
+    expansionUnquoted: false,
+    subs: [],
+    expanded: true,
+    splittable: true,
+    baseDynamic: true,
+    baseGlob: false,
+  };
 }
 
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {

@@ -1,3 +1,5 @@
+import { evaluateArithmetic } from './shell-arithmetic.js';
+import { arithmeticEnd, braceName, extglobEnd } from './shell-spans.js';
 import type { ShellCommand, ShellPipeline, ShellWord } from './shell-types.js';
 import { decodeAnsiC, ShellWordBuilder } from './shell-word-builder.js';
 
@@ -115,6 +117,8 @@ export abstract class ShellWordReader {
       } else {
         let j = this.pos + 1;
         while (j < this.len && isPlain(this.src[j] as string)) j += 1;
+        // An extglob pattern (`!(x)`, `+(a|b)`, `@(…)`): the parenthesised part belongs to the word.
+        if (this.src[j] === '(' && '?*+@!'.includes(this.src[j - 1] as string)) j = extglobEnd(this.src, j);
         builder.unquoted(this.src.slice(this.pos, j));
         this.pos = j;
       }
@@ -166,6 +170,10 @@ export abstract class ShellWordReader {
   private readDollar(builder: ShellWordBuilder, quoted: boolean): 'split' | undefined {
     const start = this.pos;
     const next = this.src[this.pos + 1];
+    if (next === '(' && this.src[this.pos + 2] === '(' && this.readArithmetic(builder, quoted, 3)) {
+      return undefined;
+    }
+    if (next === '[' && this.readArithmetic(builder, quoted, 2)) return undefined;
     if (next === '(') {
       this.pos += 2;
       const list: MutableList = { commands: [], pipelines: [] };
@@ -208,14 +216,14 @@ export abstract class ShellWordReader {
       return undefined;
     }
     if (next !== undefined && ((next >= '1' && next <= '9') || next === '@' || next === '*')) {
-      // Positional parameters are empty in a fresh `bash -c` / terminal command.
+      // Shown empty (as in a fresh `bash -c`); named so the detector can resolve or flag them.
       this.pos += 2;
-      builder.expansion('', quoted);
+      builder.expansion('', quoted, next);
       return undefined;
     }
     if (next !== undefined && '0#?$!-'.includes(next)) {
       this.pos += 2;
-      builder.expansion(`$${next}`, quoted);
+      builder.expansion(`$${next}`, quoted, next === '0' || next === '#' ? next : undefined);
       return undefined;
     }
     this.pos += 1;
@@ -255,22 +263,52 @@ export abstract class ShellWordReader {
       builder.literal(' ');
       return undefined;
     }
-    if (content.includes('$') || content.includes('`')) {
-      const inner = this.child(content, this.depth + 1);
-      const scratch = new ShellWordBuilder();
-      inner.readDoubleQuoted(scratch, false);
-      builder.addSubs(scratch.finish()[0]?.subs ?? []);
-      if (inner.malformed) this.malformed = true;
-      if (inner.overflow) this.overflow = true;
-    }
+    this.readNestedSubstitutions(builder, content);
     const rest = content.slice(n);
     const fallback = /^:?[-=]/.exec(rest);
     if (name !== '' && fallback !== null) {
       builder.expansion(stripQuotes(rest.slice(fallback[0].length)), quoted);
       return undefined;
     }
-    builder.expansion(`\${${content}}`, quoted, n === content.length && name !== '' ? name : undefined);
+    if (/^(?:[1-9][0-9]*|[@*])$/.test(content)) {
+      builder.expansion('', quoted, content);
+      return undefined;
+    }
+    builder.expansion(`\${${content}}`, quoted, braceName(content, name, n));
     return undefined;
+  }
+
+  /** Substitutions inside `${…}` or `$((…))` text: they run, though the word does not show them. */
+  private readNestedSubstitutions(builder: ShellWordBuilder, content: string): void {
+    if (!content.includes('$') && !content.includes('`')) return;
+    const inner = this.child(content, this.depth + 1);
+    const scratch = new ShellWordBuilder();
+    inner.readDoubleQuoted(scratch, false);
+    builder.addSubs(scratch.finish()[0]?.subs ?? []);
+    if (inner.malformed) this.malformed = true;
+    if (inner.overflow) this.overflow = true;
+  }
+
+  /**
+   * `$((expr))` (`open` = 3) or `$[expr]` (`open` = 2). A constant expression becomes its value
+   * (`$((-1))` → `-1`); anything else stays an expansion whose substitutions are still read.
+   * False (nothing consumed) when `$((` turns out to open a command substitution.
+   */
+  private readArithmetic(builder: ShellWordBuilder, quoted: boolean, open: 2 | 3): boolean {
+    const close = open === 3 ? arithmeticEnd(this.src, this.pos + 3) : this.src.indexOf(']', this.pos + 2);
+    if (close < 0) return false;
+    const start = this.pos;
+    const content = this.src.slice(this.pos + open, close);
+    this.pos = close + (open === 3 ? 2 : 1);
+    const value = evaluateArithmetic(content);
+    if (value !== undefined) {
+      if (quoted) builder.literal(value);
+      else builder.unquoted(value);
+      return true;
+    }
+    this.readNestedSubstitutions(builder, content);
+    builder.expansion(this.src.slice(start, this.pos), quoted);
+    return true;
   }
 
   private readBacktick(builder: ShellWordBuilder, quoted: boolean): void {

@@ -1,5 +1,6 @@
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
+import { escapeHtml } from '../lib/escape-html.js';
 import type { Finding } from './approval-types.js';
 
 /**
@@ -109,10 +110,5 @@ export function parseVerdict(answer: string): SmartVerdict | undefined {
 }
 
 export function escapeXml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+  return escapeHtml(text, 'xml');
 }

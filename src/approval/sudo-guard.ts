@@ -1,3 +1,5 @@
+import { WRAPPERS as PEELED, resolveLongOption } from './shell-wrappers.js';
+
 /**
  * The sudo stdin guard: `sudo -S` reads a password from stdin, which lets a model guess
  * passwords by piping them in. Without `terminal.sudo_password` (which the backend feeds to sudo
@@ -57,12 +59,21 @@ function segmentUsesSudoStdin(segment: string): boolean {
   return false;
 }
 
+const SUDO_LONGS = PEELED.get('sudo')?.longs ?? {};
+const SUDO_LONG_NAMES = Object.keys(SUDO_LONGS).map((name) => `--${name}`);
+
 function sudoFlagsReadStdin(words: readonly string[], start: number): boolean {
   for (let i = start; i < words.length; i += 1) {
     const word = words[i] as string;
     if (word === '--') return false;
-    if (word === '--stdin') return true;
-    if (word.startsWith('--')) continue;
+    if (word.startsWith('--')) {
+      // sudo accepts unambiguous prefixes: `--std` is `--stdin`, `--us root` is `--user root`.
+      const name = resolveLongOption(word, SUDO_LONG_NAMES);
+      if (name === '--stdin') return true;
+      const kind = name === undefined ? undefined : SUDO_LONGS[name.slice(2)];
+      if (typeof kind === 'number' && kind > 0 && !word.includes('=')) i += kind;
+      continue;
+    }
     if (!word.startsWith('-') || word === '-') return false;
     // A short-option cluster such as -S, -kS, -Su root.
     if (word.slice(1).includes('S')) return true;

@@ -1,7 +1,11 @@
+import { existsSync } from 'node:fs';
 import { stringify } from 'yaml';
 import type { Config } from '../config/config-schema.js';
 import { maskSecrets } from '../config/mask-secrets.js';
+import type { PlatformDefinition } from '../platforms/platform.js';
 import type { Registry } from '../registry/create-registry.js';
+import { passingEnvNames } from '../tools/terminal/scrub-env.js';
+import { placementSummary } from '../tools/terminal/terminal-placement.js';
 import { type CliIo, EXIT_OK } from './cli-io.js';
 import { type CodeSource, codeSourceText } from './code-source.js';
 
@@ -10,8 +14,8 @@ export interface DoctorDeps {
   readonly registry: Registry;
   /** Pings Redis when configured; resolves to an error text, or undefined when it answered. */
   readonly pingRedis: (url: string) => Promise<string | undefined>;
-  /** Platforms this build has an adapter for; others are reported as not available yet. */
-  readonly adapters: ReadonlySet<string>;
+  /** The platform list (src/app/platforms.ts): each describes its section of `platforms:`. */
+  readonly platforms: readonly PlatformDefinition[];
   /** What bin/hermes-gateway runs: the compiled build, or the sources and why. */
   readonly code: CodeSource;
 }
@@ -26,21 +30,13 @@ interface Check {
 export async function runDoctor(io: CliIo, deps: DoctorDeps): Promise<number> {
   const { config, registry } = deps;
   io.stdout(
-    `# hermes-gateway doctor\n# HERMES_HOME: ${config.home}\n# config file: ${config.configPath}\n# code: ${codeSourceText(deps.code)}\n\n`,
+    `# hermes-gateway doctor\n# HERMES_HOME: ${config.home}\n# config file: ${configFileText(config.configPath)}\n# code: ${codeSourceText(deps.code)}\n\n`,
   );
   io.stdout('## Resolved configuration (secrets masked)\n');
   const { home: _home, configPath: _path, ...rest } = maskSecrets(config) as Record<string, unknown>;
   io.stdout(`${stringify(rest).trimEnd()}\n\n`);
 
-  const platforms = platformChecks(config).map((check) =>
-    check.usable && !deps.adapters.has(check.name)
-      ? {
-          ...check,
-          usable: false,
-          detail: `${check.detail}, but this build has no ${check.name} adapter yet`,
-        }
-      : check,
-  );
+  const platforms = platformChecks(config, deps.platforms);
   const checks: Check[] = [modelCheck(config), await redisCheck(config, deps.pingRedis), ...platforms];
   io.stdout('## Services and platforms\n');
   for (const check of checks)
@@ -56,7 +52,20 @@ export async function runDoctor(io: CliIo, deps: DoctorDeps): Promise<number> {
   }
   const unavailable = status.filter((s) => !s.available).length;
   io.stdout(`\n${status.length - unavailable} of ${status.length} tools available.\n`);
+  io.stdout(terminalSection(config, registry));
   return EXIT_OK;
+}
+
+/** Where each kind of session runs commands and why, and which variables they receive (names only). */
+function terminalSection(config: Config, registry: Registry): string {
+  const passing = passingEnvNames(registry.services.baseEnv, config.terminal.env_passthrough);
+  const lines = ['\n## Terminal\n'];
+  for (const line of placementSummary(registry.services)) lines.push(`  ${line}\n`);
+  lines.push(`  environment of commands (allowlist): ${passing.base.join(', ')}\n`);
+  lines.push(
+    `  passed through (terminal.env_passthrough): ${passing.passthrough.length > 0 ? passing.passthrough.join(', ') : 'none'}\n`,
+  );
+  return lines.join('');
 }
 
 function modelCheck(config: Config): Check {
@@ -96,44 +105,18 @@ async function redisCheck(config: Config, ping: DoctorDeps['pingRedis']): Promis
     : { name: 'redis', usable: false, detail: `unreachable: ${failure}` };
 }
 
-function platformChecks(config: Config): Check[] {
-  const { telegram, discord, feishu, webhook, api_server } = config.platforms;
-  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(config.http.host);
-  return [
-    telegram.bot_token === undefined
-      ? { name: 'telegram', usable: false, detail: 'missing TELEGRAM_BOT_TOKEN' }
-      : telegram.webhook_url !== undefined && telegram.webhook_secret === undefined
-        ? { name: 'telegram', usable: false, detail: 'TELEGRAM_WEBHOOK_URL needs TELEGRAM_WEBHOOK_SECRET' }
-        : { name: 'telegram', usable: true, detail: telegram.webhook_url ? 'webhook mode' : 'long polling' },
-    discord.bot_token === undefined
-      ? { name: 'discord', usable: false, detail: 'missing DISCORD_BOT_TOKEN' }
-      : {
-          name: 'discord',
-          usable: true,
-          detail: `token set; slash commands ${discord.command_sync === 'off' ? 'off' : `synced ${discord.command_sync === 'guild' ? 'per server' : 'globally'}`}${discord.api_root !== undefined ? `; REST at ${discord.api_root}` : ''}`,
-        },
-    feishu.app_id === undefined || feishu.app_secret === undefined
-      ? { name: 'feishu', usable: false, detail: 'missing FEISHU_APP_ID / FEISHU_APP_SECRET' }
-      : { name: 'feishu', usable: true, detail: `${feishu.connection_mode} mode` },
-    !webhook.enabled
-      ? { name: 'webhooks', usable: false, detail: 'disabled (WEBHOOK_ENABLED=true to enable)' }
-      : {
-          name: 'webhooks',
-          usable: true,
-          detail: webhook.secret ? 'enabled, default secret set' : 'enabled (routes need their own secrets)',
-        },
-    !api_server.enabled
-      ? { name: 'api-server', usable: false, detail: 'disabled (API_SERVER_ENABLED)' }
-      : api_server.key === undefined && !loopback
-        ? {
-            name: 'api-server',
-            usable: false,
-            detail: `refuses to bind ${config.http.host} without API_SERVER_KEY`,
-          }
-        : {
-            name: 'api-server',
-            usable: true,
-            detail: `http://${config.http.host}:${config.http.port}/v1${api_server.key ? ' (key required)' : ''}`,
-          },
-  ];
+/** One line per section of `platforms:`, as the platform of that section describes it. */
+function platformChecks(config: Config, platforms: readonly PlatformDefinition[]): Check[] {
+  return (Object.keys(config.platforms) as (keyof Config['platforms'])[]).map((section) => {
+    const definition = platforms.find((platform) => platform.configSection === section);
+    if (definition === undefined) {
+      return { name: section, usable: false, detail: `this build has no ${section} platform yet` };
+    }
+    return { name: definition.name, ...definition.describe(config) };
+  });
+}
+
+/** The config file's path, or that there is none and every setting is a default or from the environment. */
+function configFileText(path: string): string {
+  return existsSync(path) ? path : `none (all defaults and environment variables; ${path} would be read)`;
 }

@@ -4,13 +4,13 @@ import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config-schema.js';
 import { createPairingService } from '../gateway/access/pairing-service.js';
-import type { GatewayStore, PairedUser, PairingCode } from '../gateway/store/gateway-store.js';
+import type { PairedUser, PairingCode, PairingStore } from '../gateway/store/pairing-store.js';
 import { createSqliteGatewayStore, type SqliteGatewayStore } from '../gateway/store/sqlite-gateway-store.js';
 import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-io.js';
 
 export interface PairingCliDeps {
   /** The gateway's store (`openStoreForCli`); the caller closes it. */
-  readonly store: GatewayStore;
+  readonly store: PairingStore;
   readonly logger: Logger;
   /** Epoch ms, for "expires in …"; defaults to Date.now. */
   readonly now?: () => number;

@@ -1,8 +1,6 @@
 import type { Logger } from 'pino';
+import { createGateway, type GatewayRole } from '../app/create-gateway.js';
 import type { Config } from '../config/config-schema.js';
-import { createGateway, type GatewayRole } from '../gateway/create-gateway.js';
-import { discordAdapterFromConfig } from '../platforms/discord/discord-from-config.js';
-import { telegramAdapterFromConfig } from '../platforms/telegram/telegram-from-config.js';
 import { type CliIo, EXIT_OK } from './cli-io.js';
 import { type CodeSource, codeSourceText } from './code-source.js';
 import { listenAddressText } from './listen-address-text.js';
@@ -21,21 +19,14 @@ export interface StartDeps {
 /** `hermes-gateway start` (role gateway) and `hermes-gateway worker` (role worker). */
 export async function runStart(io: CliIo, deps: StartDeps, role: GatewayRole): Promise<number> {
   const { config, logger } = deps;
-  const telegram = role === 'gateway' ? telegramAdapterFromConfig(config, logger) : undefined;
-  const discord = role === 'gateway' ? discordAdapterFromConfig(config, logger) : undefined;
-  const chatAdapters = [
-    ...(telegram !== undefined ? [telegram] : []),
-    ...(discord !== undefined ? [discord] : []),
-  ];
+  // The gateway builds every configured platform of the list (src/app/platforms.ts); a worker none.
   const gateway = await createGateway({
     config,
     logger,
     baseEnv: deps.baseEnv,
     builtinToolsDir: deps.builtinToolsDir,
     role,
-    ...(chatAdapters.length > 0 ? { adapters: chatAdapters } : {}),
   });
-  if (telegram?.mode === 'webhook' && gateway.app !== undefined) telegram.registerWebhookRoute(gateway.app);
   let address: string | undefined;
   try {
     address = await gateway.start();
@@ -46,11 +37,7 @@ export async function runStart(io: CliIo, deps: StartDeps, role: GatewayRole): P
   const status = gateway.runtime.registry.status();
   const available = status.filter((s) => s.available).map((s) => s.name);
   const missing = gateway.unavailableReason();
-  const platforms = [
-    ...(role === 'gateway' && config.platforms.api_server.enabled ? ['api_server'] : []),
-    ...(telegram !== undefined ? [`telegram (${telegram.mode})`] : []),
-    ...(discord !== undefined ? ['discord'] : []),
-  ];
+  const platforms = gateway.platforms;
   logger.info(
     {
       role,

@@ -46,10 +46,31 @@ const approvalsSchema = z
   })
   .strict();
 
+const sandboxSchema = z
+  .object({
+    /** Paths writable inside the sandbox besides the session working directory (`~/` allowed). */
+    writable: z.array(z.string().min(1)).default([]),
+    /** Paths of the hidden home (or elsewhere) shown read-only inside the sandbox (`~/` allowed). */
+    readable: z.array(z.string().min(1)).default([]),
+    /** false: no network at all inside the sandbox (a network namespace of its own). */
+    network: z.boolean().default(true),
+    /** The bubblewrap program (name on PATH or a path). */
+    binary: z.string().min(1).default('bwrap'),
+    /** CPU seconds per process (RLIMIT_CPU); 0: no limit. */
+    cpu_seconds: z.number().int().min(0).default(1800),
+    /** Megabytes of data memory per process (RLIMIT_DATA); 0: no limit. */
+    memory_mb: z.number().int().min(0).default(4096),
+    /** Processes of the gateway's user at most while a command forks (RLIMIT_NPROC); 0: no limit. */
+    processes: z.number().int().min(0).default(2048),
+    /** Megabytes one written file may reach (RLIMIT_FSIZE); 0: no limit. */
+    file_size_mb: z.number().int().min(0).default(1024),
+  })
+  .strict();
+
 const terminalSchema = z
   .object({
-    /** Where commands run (TERMINAL_ENV). */
-    backend: z.enum(['local', 'docker', 'ssh']).default('local'),
+    /** Where commands run in chats (TERMINAL_ENV); `sandbox` runs them under bubblewrap. */
+    backend: z.enum(['local', 'docker', 'ssh', 'sandbox']).default('local'),
     /** Working directory for commands (TERMINAL_CWD); defaults to the gateway's cwd. */
     cwd: z.string().min(1).optional(),
     /** Default seconds before a foreground command is killed. */
@@ -58,6 +79,23 @@ const terminalSchema = z
     max_output_chars: z.number().int().positive().default(50_000),
     /** Password fed to `sudo -S` by the backend; without it `sudo -S` is refused. */
     sudo_password: z.string().min(1).optional(),
+    /**
+     * Environment variables commands receive beyond the base allowlist (PATH, HOME, LANG, LC_*…):
+     * exact names or globs (`*`, `?`), as Hermes' `terminal.env_passthrough`. The gateway's own
+     * secrets never pass: naming one is a configuration error, a glob skips them.
+     */
+    env_passthrough: z
+      .array(z.string().regex(/^[A-Za-z0-9_*?]+$/, 'a variable name or a glob of one'))
+      .default([]),
+    /**
+     * Where commands of unattended sessions run (API server, webhooks, delegated tasks): `auto` is
+     * `sandbox` when `backend` is local or sandbox (the terminal is unavailable there when
+     * bubblewrap cannot run), else `backend`. `local` runs them unsandboxed, explicitly.
+     */
+    unattended_backend: z.enum(['auto', 'local', 'docker', 'ssh', 'sandbox']).default('auto'),
+    /** `session`: an approved command runs where the session's others do; `local`: out of the sandbox. */
+    approved_backend: z.enum(['session', 'local']).default('session'),
+    sandbox: sandboxSchema.default(() => sandboxSchema.parse({})),
     docker: z
       .object({
         container: z.string().min(1).optional(),
@@ -296,6 +334,13 @@ const apiServerSchema = z
     /** On by default: it is the zero-setup front door. */
     enabled: z.boolean().default(true),
     key: z.string().min(1).optional(),
+    /** Bytes a request body may have at most (base64 images count here: about 4/3 of the image). */
+    max_body_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1_048_576)
+      .default(1_048_576),
   })
   .strict();
 

@@ -5,8 +5,15 @@ import { parseEnv } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { HermesError } from '../errors/hermes-error.js';
-import { type Config, configSchema } from './config-schema.js';
+import { type Config, configSchema, SECRET_PATHS } from './config-schema.js';
 import { ENV_BINDINGS, type EnvKind } from './env-map.js';
+import {
+  attachDiscoveredSecrets,
+  isSecretName,
+  MIN_DISCOVERED_SECRET_CHARS,
+  secretEnvNames,
+  urlPasswords,
+} from './mask-secrets.js';
 
 export interface LoadConfigOptions {
   /** The environment to read (main.ts passes process.env; tests pass their own). */
@@ -30,13 +37,55 @@ export function loadConfig(options: LoadConfigOptions): Config {
   const home = resolveHome(options.env, options.home);
   const configPath = join(home, 'config.yaml');
   const fileValues = readYamlFile(configPath);
-  const env = { ...readDotEnv(join(home, '.env')), ...options.env };
+  const dotEnv = readDotEnv(join(home, '.env'));
+  const env = { ...dotEnv, ...options.env };
   const layered = applyEnv(fileValues, env, configPath);
   const result = configSchema.safeParse(layered);
   if (!result.success) {
     throw new HermesError('config_invalid', formatIssues(result.error.issues, configPath));
   }
-  return deepFreeze({ ...result.data, home, configPath }) as Config;
+  refuseSecretPassthrough(result.data.terminal.env_passthrough, configPath);
+  const config = { ...result.data, home, configPath };
+  attachDiscoveredSecrets(config, discoveredSecrets(dotEnv, options.env));
+  return deepFreeze(config) as Config;
+}
+
+/**
+ * Secret values that live outside the schema, for scrubbing tool output: every value of
+ * `$HERMES_HOME/.env` (it is the secrets file; only values of the gateway's own non-secret
+ * settings such as HERMES_HTTP_PORT are left out), the values of credential-named variables of
+ * the environment, and every password written into a URL in either. Short values are skipped.
+ */
+function discoveredSecrets(
+  dotEnv: Readonly<Record<string, string>>,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  const secretPaths = new Set(SECRET_PATHS);
+  const settings = new Set(ENV_BINDINGS.filter((b) => !secretPaths.has(b.path)).map((b) => b.name));
+  const out = new Set<string>();
+  const add = (value: string, whole: boolean): void => {
+    if (whole && value.trim().length >= MIN_DISCOVERED_SECRET_CHARS) out.add(value);
+    for (const password of urlPasswords(value)) if (password.length >= 4) out.add(password);
+  };
+  for (const [name, value] of Object.entries(dotEnv)) add(value, !settings.has(name));
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined) add(value, isSecretName(name) && !settings.has(name));
+  }
+  return [...out];
+}
+
+/**
+ * `terminal.env_passthrough` may not hand a command one of the gateway's own secrets: an entry
+ * naming one stops the start with a message (a glob simply never matches them).
+ */
+function refuseSecretPassthrough(entries: readonly string[], configPath: string): void {
+  const secrets = secretEnvNames();
+  const named = entries.filter((entry) => secrets.has(entry));
+  if (named.length === 0) return;
+  throw new HermesError(
+    'config_invalid',
+    `invalid configuration (${configPath}, with environment overrides):\n  - 'terminal.env_passthrough': ${named.join(', ')} ${named.length > 1 ? 'are' : 'is'} the gateway's own secret${named.length > 1 ? 's' : ''} and never reach${named.length > 1 ? '' : 'es'} commands; remove ${named.length > 1 ? 'them' : 'it'}`,
+  );
 }
 
 function readYamlFile(path: string): Record<string, unknown> {

@@ -1,5 +1,6 @@
 import { HermesError } from '../errors/hermes-error.js';
 import { timeOrderedId } from '../lib/time-ordered-id.js';
+import { CHAT_TYPES, type ChatType } from '../platforms/adapter.js';
 
 /**
  * Session keys follow Hermes' layout so keys stay comparable with its state:
@@ -14,9 +15,6 @@ import { timeOrderedId } from '../lib/time-ordered-id.js';
  * Keys end up in SQL rows, Redis keys, log lines and possibly file names, so every token is
  * checked: ASCII letters, digits and `_ - . @ + = ~` only, no `..`, not `.` alone, bounded length.
  */
-
-export const CHAT_TYPES = ['dm', 'group', 'channel', 'thread', 'webhook'] as const;
-export type ChatType = (typeof CHAT_TYPES)[number];
 
 /** Upper bound of one `:`-separated token. */
 export const MAX_TOKEN_LENGTH = 128;

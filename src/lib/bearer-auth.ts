@@ -1,15 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { constantTimeEqual } from './constant-time-equal.js';
 
 /** Compares an `Authorization: Bearer …` header with the key in constant time. */
 export function bearerMatches(header: string | undefined, key: string): boolean {
   if (header === undefined) return false;
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
   if (match === null) return false;
-  const given = createHash('sha256')
-    .update(match[1] ?? '')
-    .digest();
-  const expected = createHash('sha256').update(key).digest();
-  return timingSafeEqual(given, expected);
+  return constantTimeEqual(match[1] ?? '', key);
 }
 
 /** True for addresses that only this machine can reach. */

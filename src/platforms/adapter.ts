@@ -4,8 +4,12 @@
  * version it implements and the gateway refuses one it does not understand.
  *
  * Data flows one way: the adapter turns platform events into `InboundEvent`s and hands them to
- * the sink (ingress); everything outbound goes through the methods below (delivery).
+ * the sink (ingress); everything outbound goes through the methods below (delivery). A platform
+ * that receives events over HTTP (a webhook) brings its own routes (`routes`); how platforms are
+ * configured and listed is in platform.ts, the parts every adapter shares in shared/.
  */
+
+import type { PlatformRoutes } from './platform.js';
 
 export const ADAPTER_CONTRACT_VERSION = 1 as const;
 
@@ -26,7 +30,12 @@ export interface PlatformLimits {
   readonly commandPrefix: string;
 }
 
-export type ChatType = 'dm' | 'group' | 'channel' | 'thread';
+/**
+ * Kinds of conversation, as they appear in session keys (`agent:main:<platform>:<chat type>:…`).
+ * Chat platforms use the first four; `webhook` is the one-delivery session of an inbound webhook.
+ */
+export const CHAT_TYPES = ['dm', 'group', 'channel', 'thread', 'webhook'] as const;
+export type ChatType = (typeof CHAT_TYPES)[number];
 
 /** Where a message goes (or came from). */
 export interface ChatAddress {
@@ -162,6 +171,16 @@ export interface PlatformAdapter {
   /** Token used in session keys and config (`telegram`, `discord`, `feishu`, `test`…). */
   readonly platform: string;
   readonly limits: PlatformLimits;
+  /**
+   * HTTP routes the platform receives events on (Telegram's and Feishu's webhooks), mounted by
+   * the gateway under the routes' own prefix before it listens; undefined when it needs none.
+   */
+  readonly routes?: PlatformRoutes;
+  /**
+   * The chat messages addressed to `home` go to until someone sends /sethome (a configured
+   * `<PLATFORM>_HOME_CHANNEL`); undefined when none is configured.
+   */
+  readonly homeChannel?: ChatAddress;
   /** Connects and starts handing inbound events to `sink`. Resolves once receiving. */
   start(sink: InboundSink): Promise<void>;
   /** Stops receiving and disconnects; idempotent. */

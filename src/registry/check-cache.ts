@@ -1,5 +1,5 @@
 import type { ToolServices } from './tool-services.js';
-import type { CheckFn, CheckResult } from './tool-types.js';
+import type { CheckFn, CheckResult, CheckScope } from './tool-types.js';
 
 export interface Availability {
   readonly available: boolean;
@@ -25,8 +25,9 @@ interface Entry {
  * at most once, however many tools share it.
  */
 export class CheckCache {
-  readonly #entries = new Map<CheckFn, Entry>();
-  readonly #lastSuccess = new Map<CheckFn, number>();
+  /** Per scope (attended, unattended): a probe may answer differently for each. */
+  readonly #entries = [new Map<CheckFn, Entry>(), new Map<CheckFn, Entry>()] as const;
+  readonly #lastSuccess = [new Map<CheckFn, number>(), new Map<CheckFn, number>()] as const;
   readonly #now: () => number;
   readonly #ttl: number;
   readonly #grace: number;
@@ -40,46 +41,49 @@ export class CheckCache {
   }
 
   /** Starts a lookup round: returns a function that probes each distinct fn once. */
-  round(services: ToolServices): (fn: CheckFn) => Availability {
+  round(services: ToolServices, scope: CheckScope = { unattended: false }): (fn: CheckFn) => Availability {
     const seen = new Map<CheckFn, Availability>();
     return (fn) => {
       const known = seen.get(fn);
       if (known !== undefined) return known;
-      const result = this.#get(fn, services);
+      const result = this.#get(fn, services, scope);
       seen.set(fn, result);
       return result;
     };
   }
 
   invalidate(): void {
-    this.#entries.clear();
+    for (const entries of this.#entries) entries.clear();
   }
 
-  #get(fn: CheckFn, services: ToolServices): Availability {
+  #get(fn: CheckFn, services: ToolServices, scope: CheckScope): Availability {
+    const slot = scope.unattended ? 1 : 0;
+    const entries = this.#entries[slot];
+    const lastSuccesses = this.#lastSuccess[slot];
     const now = this.#now();
-    const cached = this.#entries.get(fn);
+    const cached = entries.get(fn);
     if (cached !== undefined && now - cached.at < this.#ttl) return cached.availability;
-    const fresh = probe(fn, services);
+    const fresh = probe(fn, services, scope);
     if (fresh.available) {
-      this.#lastSuccess.set(fn, now);
-      this.#entries.set(fn, { availability: fresh, at: now });
+      lastSuccesses.set(fn, now);
+      entries.set(fn, { availability: fresh, at: now });
       return fresh;
     }
-    const lastSuccess = this.#lastSuccess.get(fn);
+    const lastSuccess = lastSuccesses.get(fn);
     if (lastSuccess !== undefined && now - lastSuccess < this.#grace) {
-      this.#entries.delete(fn);
+      entries.delete(fn);
       return { available: true };
     }
-    this.#entries.set(fn, { availability: fresh, at: now });
+    entries.set(fn, { availability: fresh, at: now });
     this.#onFailure?.(fn, fresh.reason ?? 'unavailable');
     return fresh;
   }
 }
 
-function probe(fn: CheckFn, services: ToolServices): Availability {
+function probe(fn: CheckFn, services: ToolServices, scope: CheckScope): Availability {
   let result: CheckResult;
   try {
-    result = fn(services);
+    result = fn(services, scope);
   } catch (error) {
     return {
       available: false,

@@ -1,16 +1,17 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { secretValues } from '../config/mask-secrets.js';
 import { HermesError } from '../errors/hermes-error.js';
 import { type Availability, CheckCache } from './check-cache.js';
 import { coerceArgs } from './coerce-args.js';
 import { normalizeResult } from './normalize-result.js';
 import { redactText, sanitizeToolError } from './sanitize-tool-error.js';
+import { type SecretScrubber, secretScrubberFor } from './secret-scrubber.js';
 import { Spillover } from './spillover.js';
 import { ToolPause } from './tool-pause.js';
 import type { ToolServices } from './tool-services.js';
 import type {
   CallContext,
+  CheckScope,
   OpenAiToolDefinition,
   ToolContext,
   ToolDefinition,
@@ -45,10 +46,13 @@ export interface Registry {
   namesInToolset(toolset: string): string[];
   /** Toolsets that have registered tools, sorted. */
   toolsets(): string[];
-  /** Availability of each named tool (unknown names are skipped), probes cached. */
-  status(names?: readonly string[]): ToolStatus[];
-  /** OpenAI function definitions for the available tools among `names`, sorted by name. */
-  getDefinitions(names: readonly string[]): OpenAiToolDefinition[];
+  /** Availability of each named tool (unknown names are skipped), probes cached; attended by default. */
+  status(names?: readonly string[], scope?: CheckScope): ToolStatus[];
+  /**
+   * OpenAI function definitions for the available tools among `names`, sorted by name. `scope`
+   * says what kind of session asks (a tool may be unavailable to unattended sessions only).
+   */
+  getDefinitions(names: readonly string[], scope?: CheckScope): OpenAiToolDefinition[];
   /** Runs a tool. Never throws: every failure is a result the model can read. */
   dispatch(name: string, args: unknown, call: CallContext): Promise<ToolResult>;
   /** Drops cached availability probes (after a config or environment change). */
@@ -84,7 +88,8 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
     ttlMs: config.tools.spillover_ttl_hours * 3_600_000,
     now,
   });
-  const secrets = secretValues(config);
+  // One search for every secret value and its encodings, shared by results and error texts.
+  const secrets = secretScrubberFor(config);
   const defaultCwd = config.terminal.cwd ?? process.cwd();
   const memo = new Map<string, readonly OpenAiToolDefinition[]>();
   let sealed = false;
@@ -156,8 +161,8 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
     toolsets() {
       return [...new Set([...tools.values()].map((t) => t.toolset))].sort();
     },
-    status(names) {
-      const probe = checks.round(services);
+    status(names, scope) {
+      const probe = checks.round(services, scope);
       const list = names ?? registry.names();
       const out: ToolStatus[] = [];
       for (const name of list) {
@@ -176,8 +181,8 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
       }
       return out;
     },
-    getDefinitions(names) {
-      const probe = checks.round(services);
+    getDefinitions(names, scope) {
+      const probe = checks.round(services, scope);
       const offered: ToolDefinition[] = [];
       for (const name of [...new Set(names)].sort()) {
         const tool = tools.get(name);
@@ -205,7 +210,10 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
         return error('tool_unavailable', `Tool '${name}' is not available in this session.`);
       }
       if (tool.checkFn !== undefined) {
-        const availability = availabilityOf(tool, checks.round(services));
+        const availability = availabilityOf(
+          tool,
+          checks.round(services, { unattended: call.unattended ?? false }),
+        );
         if (!availability.available) {
           return error(
             'tool_unavailable',
@@ -264,7 +272,8 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
         );
         return error('tool_failed', `Tool ${name} failed: ${type}: ${message}`);
       }
-      const normalized = normalizeResult(value);
+      // Every result is scrubbed of secret values before the model (or a spill-over file) sees it.
+      const normalized = normalizeResult(scrubResult(value, secrets));
       if (!normalized.ok) {
         logger.warn({ tool: name, resultType: normalized.type }, 'tool broke the result contract');
         return error(
@@ -292,6 +301,32 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
     spillover,
   };
   return registry;
+}
+
+/**
+ * A handler's value with every secret scrubbed from its strings. Values that are not plain JSON
+ * are turned into JSON first (so nothing escapes through a toJSON or a class instance); a value
+ * that cannot be (a cycle, a bigint…) is returned as is for normalizeResult to reject.
+ */
+function scrubResult(value: unknown, secrets: SecretScrubber): unknown {
+  if (typeof value === 'string') return secrets.scrub(value);
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    value instanceof Uint8Array ||
+    value instanceof ArrayBuffer ||
+    value instanceof Promise
+  )
+    return value;
+  let plain: unknown;
+  try {
+    const text = JSON.stringify(value);
+    if (typeof text !== 'string') return value;
+    plain = JSON.parse(text);
+  } catch {
+    return value;
+  }
+  return secrets.scrubDeep(plain);
 }
 
 function buildDefinition(

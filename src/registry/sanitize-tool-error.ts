@@ -1,3 +1,5 @@
+import { SecretScrubber } from './secret-scrubber.js';
+
 /**
  * Cleans an error text before the model sees it: framing tokens that could be mistaken for the
  * conversation's own structure are stripped, secrets are redacted and the length is capped.
@@ -21,7 +23,7 @@ const SECRET_SHAPES: readonly RegExp[] = [
 
 export const MAX_TOOL_ERROR_CHARS = 2000;
 
-export function sanitizeToolError(message: string, secrets: readonly string[] = []): string {
+export function sanitizeToolError(message: string, secrets: readonly string[] | SecretScrubber = []): string {
   let text = redactText(message, secrets)
     .replace(FRAMING_TAG, '')
     .replace(SPECIAL_TOKEN, '')
@@ -33,12 +35,31 @@ export function sanitizeToolError(message: string, secrets: readonly string[] = 
   return text;
 }
 
-/** Replaces known secret values and well-known token shapes with `[redacted]`. */
-export function redactText(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[redacted]');
+/** Scrubbers for the value lists seen last (callers often rebuild the same list per call). */
+const recent = new Map<string, SecretScrubber>();
+const RECENT_LISTS = 8;
+
+function scrubberOf(secrets: readonly string[] | SecretScrubber): SecretScrubber {
+  if (secrets instanceof SecretScrubber) return secrets;
+  const key = secrets.join('\u0000');
+  let scrubber = recent.get(key);
+  if (scrubber === undefined) {
+    scrubber = new SecretScrubber(secrets);
+    if (recent.size >= RECENT_LISTS) recent.delete(recent.keys().next().value as string);
+  } else {
+    recent.delete(key);
   }
+  recent.set(key, scrubber);
+  return scrubber;
+}
+
+/**
+ * Replaces known secret values — also base64, hex and URL-encoded, and split over lines or dump
+ * columns (see SecretScrubber) — and well-known token shapes with `[redacted]`. Pass the same
+ * array (or a SecretScrubber) each time: the search is built once per array.
+ */
+export function redactText(text: string, secrets: readonly string[] | SecretScrubber = []): string {
+  let out = scrubberOf(secrets).scrub(text);
   for (const shape of SECRET_SHAPES) {
     out = out.replace(shape, (_match, prefix: unknown) =>
       typeof prefix === 'string' && (prefix === 'Bearer' || prefix === 'Bot')

@@ -32,7 +32,12 @@ export interface ToolContext extends Required<Pick<CallContext, 'signal' | 'sess
 
 /** Availability: `true`, or `false` / a reason string when the tool cannot be offered now. */
 export type CheckResult = boolean | { readonly ok: boolean; readonly reason?: string };
-export type CheckFn = (services: ToolServices) => CheckResult;
+/** What an availability probe may depend on besides the services: the kind of session asking. */
+export interface CheckScope {
+  /** True when nobody can answer an approval prompt (API server, webhooks, delegated tasks). */
+  readonly unattended: boolean;
+}
+export type CheckFn = (services: ToolServices, scope?: CheckScope) => CheckResult;
 
 /** Patches applied on top of the static definition each time definitions are built. */
 export interface DynamicSchemaPatch {

@@ -1,19 +1,41 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { z } from 'zod';
 import { HermesError } from '../errors/hermes-error.js';
 import { defineTool } from '../registry/define-tool.js';
 import { applyReplacements, renderHunks } from './files/apply-replacements.js';
 import { describeNoMatch } from './files/describe-no-match.js';
+import { approveWrite, contentDigest, planWrite, previewOf } from './files/file-approval.js';
+import { createFileGuard, type FileGuard } from './files/file-guard.js';
 import { PATCH_MAX_BYTES } from './files/file-limits.js';
-import { locateFile, statRegularFile } from './files/file-target.js';
+import { type FileTarget, locateFile, statRegularFile } from './files/file-target.js';
 import { formatBytes } from './files/format-bytes.js';
 import { lineOfOffset, lineStarts } from './files/line-index.js';
-import { assertWritable } from './files/protected-paths.js';
 import { resolveMatches } from './files/resolve-matches.js';
 import { sniffBinary } from './files/sniff-binary.js';
 import { writeFileAtomic } from './files/write-file-atomic.js';
 
 const MAX_LINES_LISTED = 20;
+
+/**
+ * Reads the file to edit through one handle whose device+inode is checked first: a path swapped
+ * for a link to a secret file after the checks by name cannot make patch echo that secret.
+ */
+async function readChecked(target: FileTarget, guard: FileGuard): Promise<Buffer> {
+  const handle = await open(target.real, 'r');
+  try {
+    const opened = await handle.stat({ bigint: true });
+    const matches = await guard.readSensitivities([target.real, target.absolute], opened);
+    if (matches.length > 0) {
+      throw new HermesError(
+        'path_refused',
+        `Refusing to patch ${target.shown}: it is the same file as a protected one, and patch shows parts of the file it edits.`,
+      );
+    }
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
 
 export const patchTool = defineTool({
   name: 'patch',
@@ -44,7 +66,15 @@ export const patchTool = defineTool({
       );
     }
     const target = await locateFile(args.path, ctx.cwd);
-    await assertWritable(target.real, target.shown, ctx.services.config);
+    const guard = await createFileGuard(ctx.services.config);
+    const plan = await planWrite('patch', target, guard);
+    if (plan.readProtected) {
+      // patch echoes the file (near matches, the diff): it would be a way to read a secret file.
+      throw new HermesError(
+        'path_refused',
+        `Refusing to patch ${target.shown}: it holds secrets, and patch shows parts of the file it edits. Ask the user to edit it, or read it with read_file and write the whole new content with write_file (both ask the user first).`,
+      );
+    }
     const info = await statRegularFile(target, ctx.cwd, 'To create a new file use write_file.');
     if (info.size > PATCH_MAX_BYTES) {
       throw new HermesError(
@@ -52,7 +82,7 @@ export const patchTool = defineTool({
         `${target.shown} is ${formatBytes(info.size)}, above the ${formatBytes(PATCH_MAX_BYTES)} patch limit; edit it with a command instead.`,
       );
     }
-    const bytes = await readFile(target.real);
+    const bytes = await readChecked(target, guard);
     const kind = sniffBinary(bytes.subarray(0, 8192));
     let text: string;
     try {
@@ -82,8 +112,12 @@ export const patchTool = defineTool({
     }
 
     const result = applyReplacements(text, match.offsets, match.needle, match.replacement);
-    await writeFileAtomic(target.real, result.text, info.mode & 0o7777);
     const count = match.offsets.length;
+    const newBytes = Buffer.byteLength(result.text, 'utf8');
+    const headline = `${count} replacement${count === 1 ? '' : 's'}; the file becomes ${newBytes} bytes (sha256 ${contentDigest(result.text)})`;
+    await approveWrite(plan, { headline, body: previewOf(renderHunks(result.hunks)) }, guard, ctx);
+    ctx.signal.throwIfAborted();
+    await writeFileAtomic(target.real, result.text, info.mode & 0o7777);
     const adjusted = match.adjustedLineEndings ? ' (line endings adapted to the file’s CRLF/LF style)' : '';
     return `Patched ${target.shown}: ${count} replacement${count === 1 ? '' : 's'}${adjusted}.\n${renderHunks(result.hunks)}`;
   },

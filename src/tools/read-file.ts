@@ -2,6 +2,8 @@ import { open } from 'node:fs/promises';
 import { z } from 'zod';
 import { HermesError } from '../errors/hermes-error.js';
 import { defineTool } from '../registry/define-tool.js';
+import { approveRead } from './files/file-approval.js';
+import { createFileGuard, neverRead } from './files/file-guard.js';
 import {
   READ_DEFAULT_LIMIT,
   READ_MAX_COUNT_BYTES,
@@ -10,7 +12,6 @@ import {
 } from './files/file-limits.js';
 import { locateFile, statRegularFile } from './files/file-target.js';
 import { formatBytes } from './files/format-bytes.js';
-import { assertReadable } from './files/protected-paths.js';
 import { type LineWindow, readLineWindow } from './files/read-line-window.js';
 import { SNIFF_BYTES, sniffBinary } from './files/sniff-binary.js';
 
@@ -49,7 +50,11 @@ export const readFileTool = defineTool({
   handler: async (args, ctx) => {
     const config = ctx.services.config;
     const target = await locateFile(args.path, ctx.cwd);
-    await assertReadable(target.real, target.shown, config);
+    const guard = await createFileGuard(config);
+    const spellings = [target.real, target.absolute];
+    // The gateway's own secrets are refused by name before anything else, even when missing.
+    const named = guard.readSensitivitiesSync(spellings);
+    if (neverRead(named) !== undefined) await approveRead('read_file', target, named, guard, ctx);
     const info = await statRegularFile(target, ctx.cwd);
     const offset = Math.max(1, args.offset);
     const handle = await open(target.real, 'r').catch((error: NodeJS.ErrnoException) => {
@@ -59,6 +64,10 @@ export const readFileTool = defineTool({
       throw error;
     });
     try {
+      // Checked on the opened file itself: a hard link, bind mount or a swap after the path
+      // check cannot make this read a protected file.
+      const opened = await handle.stat({ bigint: true });
+      await approveRead('read_file', target, await guard.readSensitivities(spellings, opened), guard, ctx);
       // Sizes can lie (files under /proc report 0), so the sample read decides what is empty.
       const sample = Buffer.alloc(SNIFF_BYTES);
       const { bytesRead } = await handle.read(sample, 0, sample.length, 0);

@@ -3,11 +3,12 @@ import { open, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { HermesError } from '../errors/hermes-error.js';
 import { defineTool } from '../registry/define-tool.js';
+import { neverReadError } from './files/file-approval.js';
+import { createFileGuard, type FileGuard } from './files/file-guard.js';
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_TIMEOUT_MS } from './files/file-limits.js';
 import type {} from './files/file-search-services.js';
-import { locateFile } from './files/file-target.js';
+import { type FileTarget, locateFile } from './files/file-target.js';
 import { missingPathError } from './files/missing-path-error.js';
-import { assertReadable } from './files/protected-paths.js';
 import { type RenderSearchOptions, renderContentPage, renderFilePage } from './files/render-search.js';
 import { listFiles, searchContent } from './files/search-engines.js';
 import type { SearchQuery } from './files/search-page.js';
@@ -39,6 +40,24 @@ async function assertTextFile(real: string, shown: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A search root that is itself protected (a secret file, a credentials directory) is refused:
+ * search_files never asks for approval, and shows nothing of protected files. For the gateway's
+ * own secrets the refusal says so; for other secret files it points to read_file, which asks.
+ */
+async function assertSearchable(target: FileTarget, guard: FileGuard): Promise<void> {
+  const spellings = [target.real, target.absolute];
+  const info = await stat(target.real, { bigint: true }).catch(() => undefined);
+  const matches = await guard.readSensitivities(spellings, info);
+  if (matches.length === 0) return;
+  const refusal = neverReadError(target, matches, guard);
+  if (refusal !== undefined) throw refusal;
+  throw new HermesError(
+    'path_refused',
+    `Refusing to search ${target.shown}: it holds secrets (${matches.map((m) => m.what).join('; ')}). search_files never shows protected files; read_file asks the user before reading one.`,
+  );
 }
 
 export const searchFilesTool = defineTool({
@@ -82,7 +101,12 @@ export const searchFilesTool = defineTool({
   }),
   handler: async (args, ctx) => {
     const target = await locateFile(args.path, ctx.cwd);
-    await assertReadable(target.real, target.shown, ctx.services.config);
+    const guard = await createFileGuard(ctx.services.config);
+    await assertSearchable(target, guard);
+    // Loaded up front: the search checks files synchronously (ripgrep's results arrive in a stream).
+    await guard.loadLinks();
+    const protectedFile: SearchQuery['protectedFile'] = (file, stats) =>
+      guard.readSensitivitiesSync([file], stats).length > 0;
     const info = await statSearchRoot(target.real, target.absolute, ctx.cwd);
     if (!info.isDirectory() && !info.isFile()) {
       throw new HermesError('file_unsupported', `${target.shown} is neither a directory nor a regular file.`);
@@ -97,6 +121,7 @@ export const searchFilesTool = defineTool({
       offset: args.offset,
       limit: args.limit,
       signal: AbortSignal.any([ctx.signal, timeout]),
+      protectedFile,
     };
     const options: RenderSearchOptions = {
       cwd: ctx.cwd,
@@ -107,6 +132,7 @@ export const searchFilesTool = defineTool({
       fileGlob: query.fileGlob,
       offset: args.offset,
       context: args.target === 'content' ? (args.context ?? 0) : 0,
+      protectedFile,
     };
     const ripgrep = ctx.services.ripgrepCommand ?? 'rg';
     try {

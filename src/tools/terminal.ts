@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../registry/define-tool.js';
 import type { CheckResult } from '../registry/tool-types.js';
-import { selectBackend } from './terminal/backends/select-backend.js';
 import { runTerminal } from './terminal/run-terminal.js';
-import { scrubEnv } from './terminal/scrub-env.js';
+import { terminalPlacement } from './terminal/terminal-placement.js';
 import type {} from './terminal/terminal-services.js';
 
 const parameters = z.object({
@@ -42,10 +41,10 @@ export const terminalTool = defineTool({
     'Dangerous commands need a human approval first; some are never allowed. ' +
     'Set background: true for long-running commands and manage them with the process tool.',
   parameters,
-  checkFn: (services): CheckResult => {
+  checkFn: (services, scope): CheckResult => {
     if (services.approvalGate === undefined) return { ok: false, reason: 'approval gate not configured' };
-    const terminal = services.config.terminal;
-    return selectBackend(terminal.backend).check(terminal, scrubEnv(services.baseEnv));
+    const placement = terminalPlacement(services, scope?.unattended ?? false);
+    return placement.ok ? { ok: true } : { ok: false, reason: placement.reason ?? 'backend unusable' };
   },
   handler: (args, ctx) => runTerminal(args, ctx),
 });

@@ -4,10 +4,11 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { HermesError } from '../errors/hermes-error.js';
 import { defineTool } from '../registry/define-tool.js';
+import { approveWrite, contentDigest, planWrite, previewOf } from './files/file-approval.js';
+import { createFileGuard } from './files/file-guard.js';
 import { WRITE_MAX_BYTES } from './files/file-limits.js';
 import { locateFile } from './files/file-target.js';
 import { formatBytes } from './files/format-bytes.js';
-import { assertWritable } from './files/protected-paths.js';
 import { displayPath } from './files/resolve-tool-path.js';
 import { writeFileAtomic } from './files/write-file-atomic.js';
 
@@ -50,7 +51,8 @@ export const writeFileTool = defineTool({
   }),
   handler: async (args, ctx) => {
     const target = await locateFile(args.path, ctx.cwd);
-    await assertWritable(target.real, target.shown, ctx.services.config);
+    const guard = await createFileGuard(ctx.services.config);
+    const plan = await planWrite('write_file', target, guard);
     const bytes = Buffer.byteLength(args.content, 'utf8');
     if (bytes > WRITE_MAX_BYTES) {
       throw new HermesError(
@@ -71,6 +73,12 @@ export const writeFileTool = defineTool({
         `${target.shown} is not a regular file (device, socket or pipe).`,
       );
     }
+    const digest = contentDigest(args.content);
+    const headline =
+      existing === undefined
+        ? `creates it with ${bytes} bytes (sha256 ${digest})`
+        : `replaces its ${existing.size} bytes with ${bytes} bytes (sha256 ${digest})`;
+    await approveWrite(plan, { headline, body: previewOf(args.content) }, guard, ctx);
     ctx.signal.throwIfAborted();
     await ensureParent(dirname(target.real), ctx.cwd);
     await writeFileAtomic(

@@ -5,7 +5,14 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { ApprovalStore } from '../../src/approval/approval-store.js';
-import type { ApprovalRequest, GateContext, GateDecision } from '../../src/approval/approval-types.js';
+import type {
+  ApprovalRequest,
+  Finding,
+  GateAction,
+  GateContext,
+  GateDecision,
+} from '../../src/approval/approval-types.js';
+import { commandHash } from '../../src/approval/command-hash.js';
 import { type ApprovalGateController, createApprovalGate } from '../../src/approval/create-approval-gate.js';
 import { detect } from '../../src/approval/detect.js';
 import { createMemoryApprovalStore } from '../../src/approval/memory-approval-store.js';
@@ -440,6 +447,122 @@ describe('approval gate', () => {
         expect(await g.requestOverride(HARDLINE, ctx())).toMatchObject({ kind: 'deny', reason: 'hardline' });
         expect(fake.requests).toHaveLength(0);
       });
+    });
+  });
+
+  describe('checkAction (file tools)', () => {
+    const finding = (path: string): Finding => ({
+      key: `file write: ${path}`,
+      description: `a shell start-up file (${path})`,
+      tier: 'dangerous',
+    });
+    const write = (path = '~/.zshenv', content = 'export A=1', findings?: Finding[]): GateAction => ({
+      kind: 'file_write',
+      subject: `write_file ${path}`,
+      denyTargets: [`write_file /home/ann/${path.slice(2)}`],
+      summary: `write_file ${path}: creates it (sha256 ${createHash('sha256').update(content).digest('hex')})\n${content}`,
+      findings: findings ?? [finding(path)],
+    });
+
+    it('asks a human with a request that is marked as a file write and bound to the summary', async () => {
+      const g = gate();
+      const action = write();
+      const request = asked(await g.checkAction(action, ctx()));
+      expect(request).toMatchObject({
+        action: 'file_write',
+        command: action.summary,
+        commandHash: commandHash(action.summary, ctx().cwd),
+        findings: action.findings,
+        allowPermanent: true,
+      });
+      // The same write again joins the pending request; other content is another request.
+      const again = await g.checkAction(write(), ctx());
+      expect(again).toMatchObject({ kind: 'ask', coalesced: true, request: { id: request.id } });
+      expect(asked(await g.checkAction(write('~/.zshenv', 'other'), ctx())).id).not.toBe(request.id);
+    });
+
+    it('keeps the floors: hardline findings and deny rules refuse, in yolo and mode off', async () => {
+      const g = gate('approvals:\n  mode: "off"\n  deny: ["write_file ~/.ssh/*"]\n', {
+        HERMES_YOLO_MODE: '1',
+      });
+      const hardline: Finding = {
+        key: 'file write: $HERMES_HOME',
+        description: 'HERMES_HOME',
+        tier: 'hardline',
+      };
+      const refused = await g.checkAction(write('~/.hermes-gateway/plugins/x.mjs', 'x', [hardline]), ctx());
+      expect(refused).toMatchObject({ kind: 'deny', reason: 'hardline' });
+      if (refused.kind === 'deny') expect(refused.message).toContain('This file write is on the fixed list');
+      const denied = await g.checkAction(write('~/.ssh/authorized_keys', 'k', []), ctx());
+      expect(denied).toMatchObject({ kind: 'deny', reason: 'deny_rule' });
+      // Deny rules also see the other spellings of the target.
+      const ruled = gate('approvals:\n  deny: ["write_file /home/ann/.bashrc"]\n');
+      expect(await ruled.checkAction(write('~/.bashrc', 'x', []), ctx())).toMatchObject({
+        reason: 'deny_rule',
+      });
+    });
+
+    it('allows a write without findings, and one the yolo switches or mode off allow', async () => {
+      expect(await gate().checkAction(write('~/notes.md', 'x', []), ctx())).toMatchObject({
+        kind: 'allow',
+        reason: 'safe',
+      });
+      expect(await gate('', { HERMES_YOLO_MODE: 'true' }).checkAction(write(), ctx())).toMatchObject({
+        kind: 'allow',
+        reason: 'yolo',
+      });
+      expect(await gate('approvals:\n  mode: "off"\n').checkAction(write(), ctx())).toMatchObject({
+        kind: 'allow',
+        reason: 'mode_off',
+      });
+      const g = gate();
+      await g.setSessionYolo(ctx().sessionKey, true);
+      expect((await g.checkAction(write(), ctx())).kind).toBe('allow');
+    });
+
+    it('refuses unattended, and never lets a docker backend or the smart reviewer wave a write through', async () => {
+      const denied = await gate().checkAction(write(), ctx({ unattended: true, platform: 'webhook' }));
+      expect(denied).toMatchObject({ kind: 'deny', reason: 'unattended' });
+      if (denied.kind === 'deny') expect(denied.message).toContain('this file write was flagged');
+      expect((await gate().checkAction(write(), ctx({ backend: 'docker' }))).kind).toBe('ask');
+      fake.respond = () => ({ content: 'APPROVE' });
+      const smart = gate('approvals:\n  mode: smart\n', {}, true);
+      expect((await smart.checkAction(write(), ctx())).kind).toBe('ask');
+      expect(fake.requests).toHaveLength(0);
+    });
+
+    it('a session approval covers the same file only; command globs in the allowlist never match', async () => {
+      const g = gate('command_allowlist: ["write_file *", "*"]\n');
+      const request = asked(await g.checkAction(write(), ctx()));
+      await g.decide(request.id, 'session', { userId: '42' });
+      expect(await g.checkAction(write('~/.zshenv', 'changed'), ctx())).toMatchObject({
+        kind: 'allow',
+        reason: 'session_approved',
+      });
+      expect((await g.checkAction(write('~/.bashrc'), ctx())).kind).toBe('ask');
+    });
+
+    it('always saves the file key, which then allows that file and no other', async () => {
+      const g = gate('model:\n  name: x\n');
+      const request = asked(await g.checkAction(write(), ctx()));
+      await g.decide(request.id, 'always', { userId: '42' });
+      const saved = parse(readFileSync(join(home, 'config.yaml'), 'utf8')) as { command_allowlist: string[] };
+      expect(saved.command_allowlist).toEqual(['file write: ~/.zshenv']);
+      expect((await g.checkAction(write(), ctx({ sessionKey: 'other' }))).kind).toBe('allow');
+      expect((await g.checkAction(write('~/.profile'), ctx({ sessionKey: 'other' }))).kind).toBe('ask');
+    });
+
+    it('tells the model a denied or expired write was not carried out', async () => {
+      const g = gate();
+      const action = write();
+      const request = asked(await g.checkAction(action, ctx()));
+      await g.decide(request.id, 'deny', { userId: '42', reason: 'no' });
+      const resumed = await g.resume(request.id, { command: action.summary, cwd: ctx().cwd });
+      expect(resumed).toMatchObject({ kind: 'deny', reason: 'denied' });
+      if (resumed.kind === 'deny') expect(resumed.message).toContain('the file write (');
+      await expect(
+        g.resume(request.id, { command: write('~/.zshenv', 'x2').summary, cwd: ctx().cwd }),
+      ).rejects.toThrow('different command');
     });
   });
 });

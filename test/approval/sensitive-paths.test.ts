@@ -26,6 +26,17 @@ describe('classifySensitivePath', () => {
     ['/proc/self/task/7/environ', 'process_secrets', 'hardline', 'dangerous'],
     ['/dev/vda', 'block_device', 'hardline', 'dangerous'],
     ['/dev/nvme0n1p1', 'block_device', 'hardline', 'dangerous'],
+    ['/root/.ssh/id_rsa', 'ssh', 'dangerous', 'dangerous'],
+    ['/home/bob/.aws/credentials', 'credentials', 'dangerous', 'dangerous'],
+    ['/home/bob/.bashrc', 'shell_startup', 'dangerous', 'none'],
+    ['/proc/1/root/home/ann/.hermes-gateway/.env', 'hermes_secret', 'hardline', 'dangerous'],
+    ['/proc/self/root/etc/shadow', 'system_config', 'dangerous', 'dangerous'],
+    ['/proc/1234/fd/7', 'process_secrets', 'hardline', 'dangerous'],
+    ['/proc/1234/cwd/.env', 'process_secrets', 'hardline', 'dangerous'],
+    ['/proc/sysrq-trigger', 'kernel_control', 'hardline', 'none'],
+    ['/proc/sys/kernel/panic', 'kernel_control', 'dangerous', 'none'],
+    ['/sys/class/net/eth0/mtu', 'kernel_control', 'dangerous', 'none'],
+    ['/home/ann/.config/rclone/rclone.conf', 'credentials', 'dangerous', 'dangerous'],
   ])('%s', (path, area, write, read) => {
     expect(classifySensitivePath(path, real)).toMatchObject({ area, write, read });
   });
@@ -37,6 +48,10 @@ describe('classifySensitivePath', () => {
     'notes.txt',
     '/home/ann/.gitignore',
     '/home/ann/git/hooks/x',
+    '/proc/self/fd/0',
+    '/proc/cpuinfo',
+    '/tmp/a//b/../c',
+    '/home/bob/projects/app/main.go',
   ])('%s is not sensitive', (path) => {
     expect(classifySensitivePath(path, real)).toBeUndefined();
   });

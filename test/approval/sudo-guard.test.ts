@@ -38,3 +38,19 @@ describe('usesSudoStdin with the detector’s command segments', () => {
     expect(usesSudoStdin(command, commandSegments(command))).toBe(expected);
   });
 });
+
+describe('usesSudoStdin reads sudo long options as sudo does (unambiguous prefixes, values)', () => {
+  it.each([
+    ['sudo --user root -S ls', true],
+    ['sudo --prompt x -S ls', true],
+    ['sudo --std ls', true],
+    ['sudo --stdi ls', true],
+    ['sudo -u root --st ls', true],
+    ['sudo --us root -S ls', true],
+    ['sudo --user S ls', false],
+    ['sudo --s ls', false],
+  ])('%j → %s', (command, expected) => {
+    expect(usesSudoStdin(command, commandSegments(command))).toBe(expected);
+    expect(usesSudoStdin(command, [])).toBe(expected);
+  });
+});

@@ -122,6 +122,9 @@ describe('approval check', () => {
   it('folds the configured HERMES_HOME like the gate does', async () => {
     const result = await run(['--json', 'sed -i s/a/b/ /home/alice/.hermes-gateway/config.yaml']);
     const [answer] = jsonLines(result.stdout) as { findings: { key: string }[] }[];
-    expect(answer?.findings.map((finding) => finding.key)).toEqual(['in-place edit of Hermes config/env']);
+    expect(answer?.findings.map((finding) => finding.key)).toEqual([
+      'write, move, link or delete in hermes-gateway home (HERMES_HOME)',
+      'in-place edit of Hermes config/env',
+    ]);
   });
 });

@@ -78,7 +78,24 @@ describe('bin/hermes-gateway', () => {
     expect(stdout).not.toContain('0123456789abcdef');
     expect(stdout).not.toContain('ABCDEFGHIJKLMNOP');
     expect(stdout).toContain('no model configured');
+    expect(stdout).toContain('# config file: none (all defaults');
     expect(stdout).toContain('web_search');
+  });
+
+  it('doctor says where each kind of session runs commands and names (never shows) the variables they get', () => {
+    writeFileSync(join(temp.home, 'config.yaml'), 'terminal:\n  env_passthrough: [GITHUB_PAT]\n');
+    const { code, stdout } = run(['doctor'], {
+      HERMES_HOME: temp.home,
+      GITHUB_PAT: 'github_pat_doctor_value_123',
+      MY_SERVICE_AUTH: 'auth-doctor-value',
+    });
+    expect(code).toBe(0);
+    expect(stdout).toContain('chats (telegram, discord, feishu): local');
+    expect(stdout).toMatch(/unattended \(api_server, webhooks, delegated tasks\): sandbox/);
+    expect(stdout).toContain('passed through (terminal.env_passthrough): GITHUB_PAT');
+    expect(stdout).toMatch(/environment of commands \(allowlist\): .*HOME.*PATH/);
+    expect(stdout).not.toContain('MY_SERVICE_AUTH');
+    expect(stdout).not.toContain('github_pat_doctor_value_123');
   });
 
   it('runs the compiled build while dist/ matches the sources, the sources otherwise, and says which', () => {

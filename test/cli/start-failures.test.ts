@@ -91,7 +91,11 @@ describe('hermes-gateway start: failures a newcomer hits', () => {
   it('an unreachable REDIS_URL ends start-up within the configured time with what to check', async () => {
     const home = homes[0]?.home as string;
     writeFileSync(join(home, 'config.yaml'), 'redis:\n  connect_timeout_ms: 1500\n');
-    const run = start({ HERMES_HOME: home, HERMES_HTTP_PORT: '0', REDIS_URL: 'redis://:hunter2secret@127.0.0.1:1' });
+    const run = start({
+      HERMES_HOME: home,
+      HERMES_HTTP_PORT: '0',
+      REDIS_URL: 'redis://:hunter2secret@127.0.0.1:1',
+    });
     runs.push(run);
     expect(await exitOf(run)).toBe(2);
     expect(run.stderr).toContain('Redis is not reachable after 2 s');

@@ -38,7 +38,9 @@ describe('acquireHomeLock', () => {
   });
 
   it('is an OS lock: another process holding it keeps us out, and its death (SIGKILL) frees it', async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', fixture, home], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child = spawn(process.execPath, ['--import', 'tsx', fixture, home], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const [line] = (await once(child.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
     expect(line.toString()).toContain('locked');
     expect(() => acquireHomeLock(home, { command: 'second' })).toThrow(/pid \d+ .*hold-home-lock fixture/);

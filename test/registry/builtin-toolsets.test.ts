@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToolRuntime, type ToolRuntime } from '../../src/app/create-tool-runtime.js';
 import { TOOLSET_CATALOG } from '../../src/registry/toolset-catalog.js';
-import { createToolRuntime, type ToolRuntime } from '../../src/runtime/create-tool-runtime.js';
 import { makeTempHome, silentLogger, testConfig } from '../helpers/test-config.js';
 
 describe('built-in tools and toolsets', () => {

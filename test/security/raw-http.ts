@@ -42,15 +42,21 @@ export async function rawRequest(
       if (body !== undefined) socket.write(body);
     });
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
+    // A server that answers before reading the whole request (a 401 to a POST) may reset the
+    // connection while the body is still being written: the answer received still counts.
+    let socketError: Error | undefined;
+    socket.on('error', (error: Error) => {
+      socketError = error;
+    });
     socket.on('close', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(text);
       if (status === null) {
         reject(
-          new Error(
-            `no HTTP status for ${input.method} ${input.target}: ${JSON.stringify(text.slice(0, 200))}`,
-          ),
+          socketError ??
+            new Error(
+              `no HTTP status for ${input.method} ${input.target}: ${JSON.stringify(text.slice(0, 200))}`,
+            ),
         );
         return;
       }

@@ -122,6 +122,23 @@ describe('process: background lifecycle', () => {
     ]);
   });
 
+  it('background commands get the same allowlisted environment', async () => {
+    const config = configWith(temp.home, 'terminal:\n  env_passthrough: [KEEP_ME]\n');
+    table = createProcessTable({ killGraceMs: 500 });
+    const services = makeServices(config, {
+      approvalGate: realGate(config),
+      processes: table,
+      baseEnv: { PATH: SYSTEM_PATH, KEEP_ME: 'kept', GITHUB_PAT: 'pat-value', MY_SERVICE_AUTH: 'auth-value' },
+    });
+    const started = await start(services, 'env');
+    const done = await proc(services, { action: 'wait', session_id: started['session_id'], timeout: 30 });
+    const output = String(done['output']);
+    expect(output).toContain('KEEP_ME=kept');
+    expect(output).not.toContain('GITHUB_PAT');
+    expect(output).not.toContain('pat-value');
+    expect(output).not.toContain('MY_SERVICE_AUTH');
+  });
+
   it('kill stops the whole group', async () => {
     const services = setup();
     const pidFile = join(work, 'child.pid');

@@ -1,10 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { READ_MAX_LINE_CHARS } from '../../src/tools/files/file-limits.js';
 import { readFileTool } from '../../src/tools/read-file.js';
-import { callTool, type FileToolKit, failure, makeFileToolKit } from './files/file-tool-kit.js';
+import {
+  callTool,
+  type FileToolKit,
+  failure,
+  fileGate,
+  makeFileToolKit,
+  parked,
+} from './files/file-tool-kit.js';
 
 let kit: FileToolKit;
 beforeEach(() => {
@@ -181,9 +188,8 @@ describe('read_file: error paths', () => {
     expect(error.message).toContain('not a regular file');
   });
 
-  it('refuses the gateway .env, also through ../ and symlinks, but reads config.yaml', async () => {
+  it('refuses the gateway .env, also through ../ and symlinks', async () => {
     writeFileSync(join(kit.home, '.env'), 'TELEGRAM_BOT_TOKEN=tok-xyz-123\n');
-    writeFileSync(join(kit.home, 'config.yaml'), 'model:\n  timeout_ms: 1000\n');
     const direct = await failure(read({ path: join(kit.home, '.env') }));
     expect(direct.code).toBe('path_refused');
     expect(direct.message).not.toContain('tok-xyz');
@@ -193,8 +199,81 @@ describe('read_file: error paths', () => {
     expect((await failure(read({ path: 'innocent.txt' }))).code).toBe('path_refused');
     symlinkSync(kit.home, join(kit.cwd, 'homelink'));
     expect((await failure(read({ path: 'homelink/.env' }))).code).toBe('path_refused');
+  });
 
-    expect(await read({ path: join(kit.home, 'config.yaml') })).toContain('1|model:');
+  it('refuses config.yaml, state.db and its WAL/SHM, and .env.* variants', async () => {
+    const files: Record<string, string> = {
+      'config.yaml': 'api_server:\n  key: sk-config-secret\n',
+      'state.db': 'SQLite format 3',
+      'state.db-wal': 'transcript sk-wal-secret',
+      'state.db-shm': 'x',
+      '.env.local': 'OPENAI_API_KEY=sk-local-secret\n',
+    };
+    for (const [name, content] of Object.entries(files)) {
+      writeFileSync(join(kit.home, name), content);
+      const error = await failure(read({ path: join(kit.home, name) }));
+      expect(error.code, name).toBe('path_refused');
+      expect(error.message).not.toContain('sk-');
+      expect(error.message).toContain('gateway');
+    }
+  });
+
+  it('refuses a hard link to the gateway .env or config.yaml, wherever it is and whatever its name', async () => {
+    writeFileSync(join(kit.home, '.env'), 'OPENAI_API_KEY=sk-hardlinked-secret\n');
+    writeFileSync(join(kit.home, 'config.yaml'), 'api_server:\n  key: sk-config-secret\n');
+    linkSync(join(kit.home, '.env'), join(kit.cwd, 'notes.txt'));
+    linkSync(join(kit.home, 'config.yaml'), join(kit.cwd, 'settings.yml'));
+    for (const path of ['notes.txt', 'settings.yml']) {
+      const error = await failure(read({ path }));
+      expect(error.code, path).toBe('path_refused');
+      expect(error.message).toContain('same file');
+      expect(error.message).not.toContain('sk-');
+    }
+    // A symlink to the hard link: resolved, then caught by its inode.
+    symlinkSync(join(kit.cwd, 'notes.txt'), join(kit.cwd, 'pointer.txt'));
+    expect((await failure(read({ path: 'pointer.txt' }))).code).toBe('path_refused');
+  });
+
+  it('reads an ordinary file that has other hard links (as package stores make them)', async () => {
+    const original = kit.put('store/lib.js', 'export const lib = 1;\n');
+    linkSync(original, join(kit.cwd, 'lib.js'));
+    writeFileSync(join(kit.home, '.env'), 'OPENAI_API_KEY=sk-x\n');
+    expect(await read({ path: 'lib.js' })).toBe('1|export const lib = 1;');
+  });
+
+  it('asks before reading a secret file of the user, and refuses it unattended', async () => {
+    const key = kit.putHome('.ssh/id_ed25519', '-----BEGIN OPENSSH PRIVATE KEY-----\nkey-bytes\n');
+    const gate = fileGate(kit.config);
+    const attended = kit.ctx({ services: { approvalGate: gate.gate } });
+    const request = await parked(callTool(readFileTool, { path: key }, attended));
+    expect(request).toMatchObject({ action: 'file_read', command: 'read_file ~/.ssh/id_ed25519' });
+    expect(request.findings.map((f) => f.key)).toEqual(['file read: ~/.ssh/id_ed25519']);
+    const unattended = kit.ctx({ unattended: true, services: { approvalGate: gate.gate } });
+    const refused = await failure(callTool(readFileTool, { path: key }, unattended));
+    expect(refused.code).toBe('path_refused');
+    expect(refused.message).toContain('unattended');
+    expect(refused.message).not.toContain('key-bytes');
+    // A hard link with an innocent name is the same file: it asks too.
+    linkSync(key, join(kit.cwd, 'readme.txt'));
+    const viaLink = await parked(callTool(readFileTool, { path: 'readme.txt' }, attended));
+    expect(viaLink.findings[0]?.description).toContain('~/.ssh/id_ed25519');
+    // After "allow once" the same read goes through, once.
+    await gate.controller.decide(request.id, 'once', { userId: undefined });
+    expect(
+      await gate.controller.resume(request.id, { command: request.command, cwd: request.cwd }),
+    ).toMatchObject({ kind: 'allow' });
+    const revoke = gate.grant(request.sessionKey, request.commandHash, request.findings);
+    expect(await callTool(readFileTool, { path: key }, attended)).toContain('key-bytes');
+    revoke();
+    expect((await parked(callTool(readFileTool, { path: key }, attended))).id).not.toBe(request.id);
+  });
+
+  it('reads other files of HERMES_HOME (logs, plugins) and public SSH files', async () => {
+    mkdirSync(join(kit.home, 'logs'));
+    writeFileSync(join(kit.home, 'logs', 'gateway.log'), 'started\n');
+    expect(await read({ path: join(kit.home, 'logs', 'gateway.log') })).toBe('1|started');
+    const pub = kit.putHome('.ssh/id_ed25519.pub', 'ssh-ed25519 AAAA me\n');
+    expect(await read({ path: pub })).toBe('1|ssh-ed25519 AAAA me');
   });
 
   it.skipIf(process.platform !== 'linux')(
@@ -202,7 +281,7 @@ describe('read_file: error paths', () => {
     async () => {
       const error = await failure(read({ path: '/proc/self/environ' }));
       expect(error.code).toBe('path_refused');
-      expect(error.message).toContain('process environments');
+      expect(error.message).toContain('environment');
     },
   );
 

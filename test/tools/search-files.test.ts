@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { searchFilesTool } from '../../src/tools/search-files.js';
@@ -227,5 +227,98 @@ describe.skipIf(!hasRipgrep)('search_files through ripgrep (runs only when rg is
     expect(error.code).toBe('search_failed');
     expect(error.message).toContain('Invalid regular expression "foo("');
     expect(error.message).toContain('unclosed group');
+  });
+});
+
+describe('search_files never shows protected files', () => {
+  const SECRET = 'sk-linked-0123456789';
+  const withEngine = (ripgrepCommand: string | false, args: SearchArgs) =>
+    callTool(searchFilesTool, args, kit.ctx({ services: { ripgrepCommand } })).then(String);
+
+  /** A hard link to the gateway .env and one to config.yaml, under innocent names in the workspace. */
+  function linkSecrets(): void {
+    writeFileSync(join(kit.home, '.env'), `OPENAI_API_KEY=${SECRET}\nTODO_TOKEN=${SECRET}\n`);
+    writeFileSync(join(kit.home, 'config.yaml'), `api_server:\n  key: ${SECRET} # TODO\n`);
+    linkSync(join(kit.home, '.env'), join(kit.cwd, 'notes.txt'));
+    linkSync(join(kit.home, 'config.yaml'), join(kit.cwd, 'src', 'settings.yml'));
+  }
+
+  it('skips hard links to the gateway secrets (built-in search), content and names', async () => {
+    linkSecrets();
+    const content = await withEngine(false, { pattern: 'TODO|KEY|sk-' });
+    expect(content).not.toContain(SECRET);
+    expect(content).not.toContain('notes.txt');
+    expect(content).toContain('Found 4 matching lines in 4 files');
+    const withContext = await withEngine(false, { pattern: 'TODO', context: 3 });
+    expect(withContext).not.toContain(SECRET);
+    const names = await withEngine(false, { pattern: '*', target: 'files' });
+    expect(names).not.toContain('notes.txt');
+    expect(names).not.toContain('settings.yml');
+  });
+
+  it('refuses a hard link to a secret as the search root', async () => {
+    linkSecrets();
+    const error = await failure(withEngine(false, { pattern: 'KEY', path: 'notes.txt' }));
+    expect(error.code).toBe('path_refused');
+    expect(error.message).not.toContain(SECRET);
+  });
+
+  it('searching HERMES_HOME itself shows logs but never config.yaml, .env or the state database', async () => {
+    writeFileSync(join(kit.home, '.env'), `OPENAI_API_KEY=${SECRET}\n`);
+    writeFileSync(join(kit.home, 'config.yaml'), `api_server:\n  key: ${SECRET}\n`);
+    writeFileSync(join(kit.home, 'state.db-wal'), `user said ${SECRET}\n`);
+    mkdirSync(join(kit.home, 'logs'));
+    writeFileSync(join(kit.home, 'logs', 'gateway.log'), 'key rotated\n');
+    for (const engine of [false, ...(hasRipgrep ? ['rg'] : [])] as const) {
+      const out = await withEngine(engine, { pattern: 'key|sk-', path: kit.home });
+      expect(out, String(engine)).not.toContain(SECRET);
+      expect(out).toContain('gateway.log:1:key rotated');
+      const names = await withEngine(engine, { pattern: '*', target: 'files', path: kit.home });
+      expect(names).not.toContain('config.yaml');
+      expect(names).not.toContain('state.db');
+    }
+  });
+
+  it('skips secret files of the user and refuses them as a root', async () => {
+    const key = kit.putHome('.ssh/id_ed25519', `-----BEGIN KEY-----\n${SECRET}\n`);
+    kit.putHome('.ssh/known_hosts', 'github.com ssh-ed25519 AAAA\n');
+    const out = await withEngine(false, { pattern: '.', path: join(kit.userHome, '.ssh') });
+    expect(out).not.toContain(SECRET);
+    expect(out).not.toContain('id_ed25519');
+    expect(out).toContain('known_hosts:1:');
+    const error = await failure(withEngine(false, { pattern: 'KEY', path: key }));
+    expect(error.code).toBe('path_refused');
+    expect(error.message).toContain('read_file');
+  });
+
+  it('drops what ripgrep reports from a protected file (protocol-level fake ripgrep)', async () => {
+    linkSecrets();
+    // Reports what a real ripgrep finds when it reads the hard link: the secret lines.
+    const events = [
+      { path: './notes.txt', text: `OPENAI_API_KEY=${SECRET}\n`, line: 1 },
+      { path: './README.md', text: 'TODO: write docs\n', line: 2 },
+      { path: './src/settings.yml', text: `  key: ${SECRET} # TODO\n`, line: 2 },
+    ].map((hit) =>
+      JSON.stringify({
+        type: 'match',
+        data: { path: { text: hit.path }, lines: { text: hit.text }, line_number: hit.line },
+      }),
+    );
+    const fake = join(kit.userHome, 'fake-rg');
+    writeFileSync(fake, `#!/bin/sh\ncat <<'EOF'\n${events.join('\n')}\nEOF\n`);
+    chmodSync(fake, 0o755);
+    const out = await withEngine(fake, { pattern: 'TODO|KEY', context: 1 });
+    expect(out).not.toContain(SECRET);
+    expect(out).toContain('Found 1 matching line in 1 file');
+    expect(out).toContain('README.md:2:TODO: write docs');
+  });
+
+  it.skipIf(!hasRipgrep)('skips hard links to the gateway secrets through a real ripgrep', async () => {
+    linkSecrets();
+    const out = await withEngine('rg', { pattern: 'TODO|KEY|sk-', context: 2 });
+    expect(out).not.toContain(SECRET);
+    expect(out).toContain('Found 4 matching lines in 4 files');
+    const names = await withEngine('rg', { pattern: '*', target: 'files' });
+    expect(names).not.toContain('settings.yml');
   });
 });

@@ -117,20 +117,36 @@ describe('terminal: running commands', () => {
     expect(output.length).toBeLessThan(260);
   });
 
-  it("scrubs the gateway's secrets from the environment", async () => {
-    const { services } = setup('', {
+  it('gives commands an allowlisted environment: credentials under any name stay out', async () => {
+    const { services } = setup('terminal:\n  env_passthrough: [PLAIN_SETTING, "MY_*"]\n', {
       PATH: SYSTEM_PATH,
+      LANG: 'C.UTF-8',
       PLAIN_SETTING: 'visible-value',
+      MY_TOOL_HOME: 'passed-by-glob',
       TELEGRAM_BOT_TOKEN: 'tg-secret-value',
       REDIS_URL: 'redis://user:pw@host',
       SOME_API_KEY: 'key-value',
+      GITHUB_PAT: 'github-pat-value',
+      SERVICE_AUTH: 'service-auth-value',
+      SLACK_WEBHOOK_URL: 'https://hooks.slack.example/services/T0/B0/xyz',
     });
     const output = String(((await run(services, { command: 'env' })) as Record<string, unknown>)['output']);
     expect(output).toContain('PLAIN_SETTING=visible-value');
-    expect(output).not.toContain('TELEGRAM_BOT_TOKEN');
-    expect(output).not.toContain('REDIS_URL');
-    expect(output).not.toContain('SOME_API_KEY');
-    expect(output).not.toContain('tg-secret-value');
+    expect(output).toContain('MY_TOOL_HOME=passed-by-glob');
+    expect(output).toContain('LANG=C.UTF-8');
+    for (const hidden of [
+      'TELEGRAM_BOT_TOKEN',
+      'REDIS_URL',
+      'SOME_API_KEY',
+      'tg-secret-value',
+      'GITHUB_PAT',
+      'github-pat-value',
+      'SERVICE_AUTH',
+      'SLACK_WEBHOOK_URL',
+      'hooks.slack.example',
+    ]) {
+      expect(output).not.toContain(hidden);
+    }
   });
 
   it('runs in workdir resolved against the session cwd', async () => {
@@ -241,6 +257,30 @@ describe('terminal: the approval gate', () => {
     });
     const local = setup();
     expect(terminalTool.checkFn?.(local.services)).toEqual({ ok: true });
+  });
+
+  it('gives the docker client only the allowlist, its own variables and the passthrough, forwarded by name', async () => {
+    const dir = join(temp.home, 'fake-bin');
+    const argvFile = join(temp.home, 'docker.argv');
+    const envFile = join(temp.home, 'docker.env');
+    writeScript(dir, 'docker', `printf '%s\\n' "$@" > '${argvFile}'\nenv > '${envFile}'\necho ok`);
+    const { services } = setup(
+      'terminal:\n  backend: docker\n  env_passthrough: [GITHUB_PAT]\n  docker:\n    container: box\n',
+      {
+        PATH: `${dir}:${SYSTEM_PATH}`,
+        DOCKER_HOST: 'unix:///run/user/docker.sock',
+        GITHUB_PAT: 'pat-value',
+        MY_SERVICE_AUTH: 'auth-value',
+        OPENAI_API_KEY: 'sk-not-for-commands',
+      },
+    );
+    expect(await run(services, { command: 'env' })).toMatchObject({ output: 'ok', exit_code: 0 });
+    expect(readFileSync(argvFile, 'utf8')).toBe('exec\n-e\nGITHUB_PAT\nbox\nbash\n-lc\nenv\n');
+    const clientEnv = readFileSync(envFile, 'utf8');
+    expect(clientEnv).toContain('DOCKER_HOST=unix:///run/user/docker.sock');
+    expect(clientEnv).toContain('GITHUB_PAT=pat-value');
+    expect(clientEnv).not.toContain('MY_SERVICE_AUTH');
+    expect(clientEnv).not.toContain('sk-not-for-commands');
   });
 
   it('runs through the docker backend with a fake docker CLI', async () => {

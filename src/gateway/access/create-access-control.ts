@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { InboundEvent } from '../../platforms/adapter.js';
-import type { GatewayStore, PairedUser, PairingCode } from '../store/gateway-store.js';
+import type { PairedUser, PairingCode, PairingStore } from '../store/pairing-store.js';
 import {
   type AccessConfig,
   type PlatformAccessPolicy,
@@ -47,7 +47,7 @@ export interface AccessControl {
 
 export interface AccessControlOptions {
   readonly config: AccessConfig;
-  readonly store: GatewayStore;
+  readonly store: PairingStore;
   readonly logger: Logger;
   /** Epoch ms; must agree with the store's clock. */
   readonly now?: () => number;

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { GatewayStore, PairedUser, PairingCode } from '../store/gateway-store.js';
+import type { PairedUser, PairingCode, PairingStore } from '../store/pairing-store.js';
 import { generatePairingCode, normalisePairingCode } from './pairing-code.js';
 
 /** How long a code can be approved (ms). */
@@ -45,7 +45,7 @@ export interface PairingService {
 }
 
 export interface PairingServiceOptions {
-  readonly store: GatewayStore;
+  readonly store: PairingStore;
   readonly logger: Logger;
   /** Epoch ms; must agree with the store's clock (tests inject the same one into both). */
   readonly now?: () => number;

@@ -4,7 +4,9 @@ import type { Config } from '../../config/config-schema.js';
 import type { ChatRef, Sender } from '../../platforms/adapter.js';
 import type { Toolsets } from '../../registry/toolsets.js';
 import type { InboxItem, TurnQueue } from '../queue/turn-queue.js';
-import type { GatewayStore } from '../store/gateway-store.js';
+import type { HomeChannelStore } from '../store/home-channel-store.js';
+import type { SessionStore } from '../store/session-store.js';
+import type { TranscriptStore } from '../store/transcript-store.js';
 import type { CommandName } from './command-table.js';
 
 /** The approval decision a parked turn is resumed with (informational: the gate's record wins). */
@@ -18,7 +20,7 @@ export interface CommandHandlerDeps {
   readonly config: Config;
   readonly logger: Logger;
   readonly store: Pick<
-    GatewayStore,
+    SessionStore & TranscriptStore & HomeChannelStore,
     | 'getOrCreateSession'
     | 'rotateSession'
     | 'updateSession'

@@ -1,22 +1,20 @@
 import type { Logger } from 'pino';
+import { abortableSleep } from '../../lib/abortable-sleep.js';
 import {
   type ChatAddress,
   type LengthUnit,
   type PlatformAdapter,
   PlatformError,
 } from '../../platforms/adapter.js';
-import { abortableSleep } from '../queue/abortable-sleep.js';
-import type { GatewayStore } from '../store/gateway-store.js';
+import type { DeliveryFailureStore } from '../store/delivery-failure-store.js';
+import type { DeliveryReceiptStore } from '../store/ledger-store.js';
 import { failureNotice } from './failure-notice.js';
 import { createProgressMessage, type ProgressMessage, type ProgressMode } from './progress-message.js';
 import { type RetryPolicy, sendWithRetry } from './send-with-retry.js';
 import { splitMessage } from './split-message.js';
 import { createTypingKeeper, type TypingKeeper, type TypingKeeperOptions } from './typing-keeper.js';
 
-export type DeliveryStore = Pick<
-  GatewayStore,
-  'getDelivery' | 'recordDelivery' | 'recordDeliveryFailure' | 'takeDeliveryFailures'
->;
+export type DeliveryStore = DeliveryReceiptStore & DeliveryFailureStore;
 
 export interface DeliveryOptions {
   readonly store: DeliveryStore;

@@ -1,5 +1,5 @@
+import { backoffDelay } from '../../lib/backoff-delay.js';
 import { PlatformError } from '../../platforms/adapter.js';
-import { backoffDelay } from '../queue/backoff-delay.js';
 
 export interface RetryPolicy {
   /** Calls in total, the first included. */

@@ -31,7 +31,13 @@ export function platformChannel(platform: string): string {
 
 export const gatewayEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('progress'), ...base, progress: z.record(z.string(), z.json()) }),
-  z.object({ type: z.literal('final'), ...base, text: z.string() }),
+  z.object({
+    type: z.literal('final'),
+    ...base,
+    text: z.string(),
+    /** Tokens of the turn's model calls, summed (absent when the model reported none). */
+    usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }).optional(),
+  }),
   z.object({
     type: z.literal('parked'),
     ...base,

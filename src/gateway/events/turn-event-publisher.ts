@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { InboxItem, JsonValue } from '../queue/turn-queue.js';
-import { type GatewayStore, type OutboxKind, type OutboxPrompt, outboxId } from '../store/gateway-store.js';
+import { type OutboxKind, type OutboxPrompt, outboxId } from '../store/outbox-entry.js';
+import type { OutboxStore } from '../store/outbox-store.js';
 import type { TurnEvents } from '../turn/turn-events.js';
 import { parseTurnOrigin, type TurnOrigin } from '../turn/turn-origin.js';
 import type { EventBus } from './event-bus.js';
@@ -13,7 +14,7 @@ const TEXT_FLUSH_MS = 25;
 const DIRECT_PLATFORMS = new Set(['api_server', 'webhook']);
 
 /** Where answers for chat platforms are recorded before they are published. */
-export type OutboxWriter = Pick<GatewayStore, 'enqueueOutbox'>;
+export type OutboxWriter = Pick<OutboxStore, 'enqueueOutbox'>;
 
 function routeOf(origin: TurnOrigin | undefined): EventOrigin | undefined {
   if (origin === undefined) return undefined;
@@ -75,8 +76,9 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
    * event id or chat), or on the session's channel when the event has no origin. Routed by the
    * event ids, so a request waiting in this process gets it without a trip through Redis.
    */
-  async function publish(event: GatewayEvent): Promise<void> {
-    const channel = event.origin === undefined ? event.sessionKey : platformChannel(event.origin.platform);
+  async function publish(event: GatewayEvent, platform?: string): Promise<void> {
+    const target = event.origin?.platform ?? platform;
+    const channel = target === undefined ? event.sessionKey : platformChannel(target);
     await bus
       .publish(channel, event as unknown as JsonValue, { keys: event.eventIds })
       .catch((error: unknown) => {
@@ -154,6 +156,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
         eventIds: eventIds(event),
         ...withOrigin(event.origin),
         text: event.text,
+        ...(event.usage !== undefined ? { usage: event.usage } : {}),
       };
       await record('final', final, final.eventIds, event.text);
       return publish(final);
@@ -190,7 +193,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
       };
       // An interrupted turn shows nothing (the message that interrupted it gets the answer).
       if (event.code !== 'interrupted') await record('failed', failed, failed.eventIds, event.message);
-      return publish(failed);
+      return publish(failed, event.platform);
     },
   };
 

@@ -1,45 +1,33 @@
 import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify';
 import { HermesError } from '../../errors/hermes-error.js';
+import {
+  access,
+  enforcesRouteAccess,
+  type RegisteredRoute,
+  ROUTE_ACCESS,
+  type RouteAccess,
+  requireRouteAccess,
+} from '../../platforms/platform.js';
 
-/**
- * Who may call a route. Every route of the gateway's server declares one in its route options
- * (`config: { access }`, see {@link access}); the server refuses to register a route without it,
- * and attaches the matching check to the route itself. So authentication belongs to the route
- * the router picked, never to a test of the request's URL (which a client can spell in many
- * ways: `%76`, `//`, `/./`…).
- *
- * - `public`: anyone who reaches the port (`/healthz`, the 404 of unknown webhook routes).
- * - `api_key`: `Authorization: Bearer <API_SERVER_KEY>` when a key is set (`/v1/*`).
- * - `monitoring`: the API key too when `http.metrics_auth` says so (`/metrics`, `/readyz`).
- * - `signed`: the route's own secret (a webhook signature over the body, Telegram's secret
- *   token), checked by its handler before it does anything else.
+/*
+ * Route access is declared by routes (`access(kind)`, in the platform contract so platforms can
+ * declare it too) and enforced here: see ROUTE_ACCESS in platforms/platform.ts for what each kind
+ * means. Authentication belongs to the route the router picked, never to a test of the request's
+ * URL (which a client can spell in many ways: `%76`, `//`, `/./`…).
  */
-export const ROUTE_ACCESS = ['public', 'api_key', 'monitoring', 'signed'] as const;
-export type RouteAccess = (typeof ROUTE_ACCESS)[number];
-
-/** A route as served, with the access it declared. */
-export interface RegisteredRoute {
-  readonly method: string;
-  readonly url: string;
-  readonly access: RouteAccess;
-}
+export {
+  access,
+  enforcesRouteAccess,
+  type RegisteredRoute,
+  ROUTE_ACCESS,
+  type RouteAccess,
+  requireRouteAccess,
+};
 
 /** The checks the server attaches, by access; `undefined` lets the request through. */
 export type AccessGuards = Readonly<Record<RouteAccess, onRequestHookHandler | undefined>>;
 
-/** Route options declaring who may call the route: `app.get(url, access('api_key'), handler)`. */
-export function access(kind: RouteAccess): { readonly config: { readonly access: RouteAccess } } {
-  return { config: { access: kind } };
-}
-
 const TABLE = 'hermesRouteTable';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Set by `installRouteAccess`: every route registered so far, with its access. */
-    readonly hermesRouteTable?: readonly RegisteredRoute[];
-  }
-}
 
 function declaredAccess(route: RouteOptions): RouteAccess | undefined {
   const config: unknown = route.config;
@@ -74,22 +62,7 @@ export function installRouteAccess(app: FastifyInstance, guards: AccessGuards): 
   });
 }
 
-/** True when `app` enforces route access (built by `createHttpServer`). */
-export function enforcesRouteAccess(app: FastifyInstance): boolean {
-  return app.hermesRouteTable !== undefined;
-}
-
 /** Every route of the server with its declared access (empty when access is not enforced). */
 export function listRoutes(app: FastifyInstance): readonly RegisteredRoute[] {
   return [...(app.hermesRouteTable ?? [])];
-}
-
-/** Refuses to add protected routes to a server that would not enforce their access. */
-export function requireRouteAccess(app: FastifyInstance, who: string): void {
-  if (!enforcesRouteAccess(app)) {
-    throw new HermesError(
-      'route_unguarded',
-      `${who} needs the gateway's HTTP server (createHttpServer), which enforces route access`,
-    );
-  }
 }

@@ -4,7 +4,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { HermesError } from '../../errors/hermes-error.js';
-import { waitAtMost } from './abortable-sleep.js';
+import { waitAtMost } from '../../lib/abortable-sleep.js';
 import { parseInboxItem } from './inbox-item.js';
 import { type ClaimedTurn, RedisSessionOps } from './redis-session-ops.js';
 import { type LocalRunSlot, SessionJobRunner } from './session-job-runner.js';

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { HermesError } from '../../errors/hermes-error.js';
+import { waitAtMost } from '../../lib/abortable-sleep.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
-import { waitAtMost } from './abortable-sleep.js';
 import { DedupeWindow } from './dedupe-window.js';
-import { isSteerable, parseInboxItem, steerablePrefixLength } from './inbox-item.js';
+import { isSteerable, nextTurnLength, parseInboxItem, steerablePrefixLength } from './inbox-item.js';
 import { runTurnAttempts, type TurnOutcome } from './run-turn-attempts.js';
 import { abortTurn } from './turn-abort.js';
 import {
@@ -99,7 +99,10 @@ class EmbeddedTurnQueue implements TurnQueue {
       this.#pump();
       return { status: 'started' };
     }
-    if (!isSteerable(item) || this.#mode === 'queue') return { status: 'queued' };
+    // A solo turn (an API request) is neither steered nor interrupted by what arrives meanwhile.
+    if (!isSteerable(item) || this.#mode === 'queue' || lane.turn.items[0]?.solo === true) {
+      return { status: 'queued' };
+    }
     if (this.#mode === 'steer') return { status: 'steered' };
     abortTurn(lane.turn.controller, 'interrupt');
     return { status: 'interrupting' };
@@ -179,8 +182,7 @@ class EmbeddedTurnQueue implements TurnQueue {
   }
 
   #startTurn(lane: Lane, consumer: Consumer): void {
-    const items = lane.inbox;
-    lane.inbox = [];
+    const items = lane.inbox.splice(0, nextTurnLength(lane.inbox));
     this.#waiting -= items.length;
     const turn: ActiveTurn = { controller: new AbortController(), items, done: Promise.resolve() };
     lane.turn = turn;
@@ -219,6 +221,8 @@ class EmbeddedTurnQueue implements TurnQueue {
 
   #takeSteering(lane: Lane, turn: ActiveTurn): readonly InboxItem[] {
     if (this.#mode !== 'steer' || lane.turn !== turn || turn.controller.signal.aborted) return [];
+    // A solo item is a turn of its own: nothing joins it.
+    if (turn.items[0]?.solo === true) return [];
     const taken = lane.inbox.splice(0, steerablePrefixLength(lane.inbox));
     this.#waiting -= taken.length;
     turn.items.push(...taken);

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { RedisScript } from '../../lib/redis-script.js';
+import { runScript } from '../../lib/redis-script.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import { decodeInboxItem, encodeInboxItem } from './inbox-item.js';
-import type { RedisScript } from './redis-script.js';
-import { runScript } from './redis-script.js';
 import type { QueueKeys, SessionKeys } from './session-keys.js';
 import {
   ATTEMPT_FAILED,

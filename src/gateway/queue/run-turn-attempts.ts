@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { HermesError } from '../../errors/hermes-error.js';
-import { abortableSleep } from './abortable-sleep.js';
-import { backoffDelay } from './backoff-delay.js';
+import { abortableSleep } from '../../lib/abortable-sleep.js';
+import { backoffDelay } from '../../lib/backoff-delay.js';
 import { type TurnAbortReason, turnAbortReason } from './turn-abort.js';
 import type { InboxItem, TurnContext, TurnFailedHandler, TurnHandler } from './turn-queue.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { abortableSleep } from './abortable-sleep.js';
+import { abortableSleep } from '../../lib/abortable-sleep.js';
 import type { ClaimedTurn, ClaimReply, RedisSessionOps } from './redis-session-ops.js';
 import { runTurnAttempts, type TurnOutcome } from './run-turn-attempts.js';
 import type { SessionKeys } from './session-keys.js';

@@ -1,4 +1,4 @@
-import { defineScript } from './redis-script.js';
+import { defineScript } from '../../lib/redis-script.js';
 import type { QueueKeys, SessionKeys } from './session-keys.js';
 
 /*
@@ -26,13 +26,41 @@ export function lifecycleKeys(queue: QueueKeys, session: SessionKeys): string[] 
 
 // KEYS: 1 lock, 2 turn, 3 turnItems, 4 inbox, 5 interrupt, 6 sessions, 7 depth
 const TURN_HELPERS = `
+-- The next turn takes a solo item ('s') alone, otherwise every item up to the next solo one.
 local function start_next(newId)
-  if redis.call('EXISTS', KEYS[4]) == 0 then return nil end
-  redis.call('RENAME', KEYS[4], KEYS[3])
-  local items = redis.call('LRANGE', KEYS[3], 0, -1)
+  local first = redis.call('LINDEX', KEYS[4], 0)
+  if not first then return nil end
+  redis.call('DEL', KEYS[3])
+  local items
+  if string.sub(first, 1, 1) == 's' then
+    items = {redis.call('LPOP', KEYS[4])}
+    redis.call('RPUSH', KEYS[3], items[1])
+  else
+    local all = redis.call('LRANGE', KEYS[4], 0, -1)
+    local n = #all
+    for i = 2, #all do
+      if string.sub(all[i], 1, 1) == 's' then
+        n = i - 1
+        break
+      end
+    end
+    if n == #all then
+      redis.call('RENAME', KEYS[4], KEYS[3])
+      items = all
+    else
+      items = {}
+      for i = 1, n do
+        items[i] = all[i]
+        redis.call('RPUSH', KEYS[3], all[i])
+      end
+      redis.call('LTRIM', KEYS[4], n, -1)
+    end
+  end
   redis.call('DECRBY', KEYS[7], #items)
   redis.call('DEL', KEYS[5])
-  redis.call('HSET', KEYS[2], 'id', newId, 'starts', 1, 'failures', 0, 'running', 1)
+  local solo = 0
+  if string.sub(items[1], 1, 1) == 's' then solo = 1 end
+  redis.call('HSET', KEYS[2], 'id', newId, 'starts', 1, 'failures', 0, 'running', 1, 'solo', solo)
   return {'turn', newId, 1, 0, items}
 end
 
@@ -65,6 +93,8 @@ local function submit_item(seen, inbox, lock, turn, interrupt, sessions, depth)
     return {'started', schedule}
   end
   if string.sub(ARGV[2], 1, 1) ~= 'm' or ARGV[3] == 'queue' then return {'queued', 0} end
+  -- a solo turn (an API request) is neither steered nor interrupted by what arrives meanwhile
+  if redis.call('HGET', turn, 'solo') == '1' then return {'queued', 0} end
   if ARGV[3] == 'steer' then return {'steered', 0} end
   local id = redis.call('HGET', turn, 'id')
   if not id then return {'queued', 0} end
@@ -202,13 +232,15 @@ return 0
 );
 
 /**
- * takeSteering: move the leading run of steerable items from the inbox to the turn.
- * KEYS: lock, inbox, turnItems, depth. ARGV: token. → wire items taken
+ * takeSteering: move the leading run of steerable items from the inbox to the turn; a solo
+ * turn takes none. KEYS: lock, inbox, turnItems, depth. ARGV: token. → wire items taken
  */
 export const TAKE_STEERING = defineScript(
   'takeSteering',
   `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {} end
+local first = redis.call('LINDEX', KEYS[3], 0)
+if first and string.sub(first, 1, 1) == 's' then return {} end
 local all = redis.call('LRANGE', KEYS[2], 0, -1)
 local taken = {}
 for i = 1, #all do

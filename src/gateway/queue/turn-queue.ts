@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { JsonValue } from '../../lib/is-json-value.js';
 
 /**
  * The turn queue: the seam between ingress (producer) and the turn runner (consumer).
@@ -10,8 +11,7 @@ import type { Logger } from 'pino';
  * Redis (several worker processes, survives a crashed worker).
  */
 
-/** Any JSON value; payloads cross process boundaries as JSON. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type { JsonValue };
 
 /** One unit of work for a session, in the order it arrived. */
 export interface InboxItem {
@@ -34,6 +34,12 @@ export interface InboxItem {
    * remembering it for dedupe would only cost memory. Default true.
    */
   readonly dedupe?: boolean;
+  /**
+   * True for an item that must be a turn of its own: never merged with other waiting items into
+   * one turn, and never steers or interrupts (it waits its turn, in order). An API request
+   * expects the answer to its own message; merging is a chat behaviour. Default false.
+   */
+  readonly solo?: boolean;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../queue/turn-queue.js';
+import type { JsonValue } from '../../lib/is-json-value.js';
 
 /*
  * The chat outbox's shapes: answers, failure notices and prompts a gateway must deliver even when

@@ -6,10 +6,9 @@ import type {
   ActionPromptInput,
   ActionPromptRecord,
   ActionPromptResolutionInput,
-  DeliveryFailure,
-  DeliveryFailureInput,
   ListActionPromptsOptions,
-} from './gateway-store.js';
+} from './action-prompt-store.js';
+import type { DeliveryFailure, DeliveryFailureInput } from './delivery-failure-store.js';
 import { orNull, orUndefined, parseJsonColumn, parseRow, parseRows } from './sqlite-rows.js';
 
 const promptRow = z.object({

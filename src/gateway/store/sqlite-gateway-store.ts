@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { HermesError } from '../../errors/hermes-error.js';
-import { DEFAULT_DELIVERY_RETENTION_MS, type GatewayStore } from './gateway-store.js';
+import type { GatewayStore } from './gateway-store.js';
 import { createControlRepo } from './sqlite-control-repo.js';
 import { errorText, openSqliteDatabase, type SqliteDatabase } from './sqlite-database.js';
 import { createHomeChannelRepo } from './sqlite-home-channel-repo.js';
@@ -12,6 +12,7 @@ import { createPairingRepo } from './sqlite-pairing-repo.js';
 import { createParkedTurnRepo } from './sqlite-parked-turn-repo.js';
 import { createSessionRepo } from './sqlite-session-repo.js';
 import { createSqliteWriteBatch } from './sqlite-write-batch.js';
+import { DEFAULT_DELIVERY_RETENTION_MS } from './store-upkeep.js';
 
 export interface SqliteGatewayStoreOptions {
   /** `$HERMES_HOME/state.db` in production (main.ts passes it); `:memory:` works for throwaway use. */

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { z } from 'zod';
 import { HermesError } from '../../errors/hermes-error.js';
-import type { HomeChannel, HomeChannelInput } from './gateway-store.js';
+import type { HomeChannel, HomeChannelInput } from './home-channel-store.js';
 import { orNull, orUndefined, parseRow } from './sqlite-rows.js';
 
 const homeRow = z.object({

@@ -1,14 +1,9 @@
 import type { Database } from 'better-sqlite3';
 import { z } from 'zod';
 import { HermesError } from '../../errors/hermes-error.js';
-import {
-  DEFAULT_DELIVERY_RETENTION_MS,
-  type DeliveryInput,
-  type DeliveryReceipt,
-  type PruneOptions,
-  type RecordDeliveryResult,
-} from './gateway-store.js';
+import type { DeliveryInput, DeliveryReceipt, RecordDeliveryResult } from './ledger-store.js';
 import { parseJsonColumn, parseRow } from './sqlite-rows.js';
+import { DEFAULT_DELIVERY_RETENTION_MS, type PruneOptions } from './store-upkeep.js';
 
 const deliveryRow = z.object({
   receipt_key: z.string(),

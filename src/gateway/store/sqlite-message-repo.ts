@@ -3,15 +3,6 @@ import { z } from 'zod';
 import { HermesError } from '../../errors/hermes-error.js';
 import { assertSessionId } from '../session-key.js';
 import { makeSnippet, planSearch } from './fts-query.js';
-import type {
-  ListMessagesOptions,
-  MessageRole,
-  NewMessage,
-  SearchHit,
-  SearchMessagesOptions,
-  StoredMessage,
-  ToolCallRecord,
-} from './gateway-store.js';
 import type { MessageIndexer } from './sqlite-message-indexer.js';
 import {
   clampLimit,
@@ -22,6 +13,15 @@ import {
   parseRows,
   prefixParams,
 } from './sqlite-rows.js';
+import type {
+  ListMessagesOptions,
+  MessageRole,
+  NewMessage,
+  SearchHit,
+  SearchMessagesOptions,
+  StoredMessage,
+  ToolCallRecord,
+} from './transcript-store.js';
 
 const ROLES = ['system', 'user', 'assistant', 'tool'] as const satisfies readonly MessageRole[];
 

@@ -8,7 +8,7 @@ import type {
   OutboxInput,
   OutboxOrigin,
   OutboxOutcome,
-} from './gateway-store.js';
+} from './outbox-entry.js';
 import { clampLimit, orUndefined, parseJsonColumn, parseRow, parseRows } from './sqlite-rows.js';
 
 const outboxRow = z.object({

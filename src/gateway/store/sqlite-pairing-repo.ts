@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { z } from 'zod';
 import { HermesError } from '../../errors/hermes-error.js';
-import type { PairedUser, PairingCode, PairingCodeInput } from './gateway-store.js';
+import type { PairedUser, PairingCode, PairingCodeInput } from './pairing-store.js';
 import { orNull, orUndefined, parseRow, parseRows } from './sqlite-rows.js';
 
 const codeRow = z.object({

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { z } from 'zod';
 import { HermesError } from '../../errors/hermes-error.js';
 import { assertSessionKey } from '../session-key.js';
-import type { ListParkedTurnsOptions, ParkedTurn, ParkedTurnInput } from './gateway-store.js';
+import type { ListParkedTurnsOptions, ParkedTurn, ParkedTurnInput } from './parked-turn-store.js';
 import { orNull, orUndefined, parseRow, parseRows } from './sqlite-rows.js';
 
 const parkedRow = z.object({

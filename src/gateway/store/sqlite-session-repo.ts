@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { z } from 'zod';
 import { HermesError } from '../../errors/hermes-error.js';
 import { assertSessionId, assertSessionKey, newSessionId } from '../session-key.js';
-import type { ListSessionsOptions, RotateResult, SessionPatch, SessionRecord } from './gateway-store.js';
+import type { ListSessionsOptions, RotateResult, SessionPatch, SessionRecord } from './session-store.js';
 import {
   clampLimit,
   keyPrefixCondition,

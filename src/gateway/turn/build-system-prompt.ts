@@ -1,6 +1,3 @@
-import { memoryScope } from '../../tools/memory/memory-scope.js';
-import type { MemoryStore } from '../../tools/memory/memory-store.js';
-import { renderMemoryForPrompt } from '../../tools/memory/render-memory-for-prompt.js';
 import { platformHint, platformLabel } from './platform-hints.js';
 import type { TurnOrigin } from './turn-origin.js';
 
@@ -9,7 +6,17 @@ export interface SystemPromptInput {
   readonly sessionKey: string;
   /** When the conversation started (epoch ms); the prompt states its date. */
   readonly startedAt: number;
-  readonly memoryStore: MemoryStore | undefined;
+  /** The memory tool's store (`ToolServices.memoryStore`); the prompt shows its snapshot. */
+  readonly memoryStore: MemoryPromptSource | undefined;
+}
+
+/** What the prompt needs of the memory store (tools/memory's `MemoryStore` is one). */
+export interface MemoryPromptSource {
+  promptSection(source: {
+    readonly platform: string | undefined;
+    readonly userId: string | undefined;
+    readonly sessionKey: string;
+  }): Promise<string>;
 }
 
 const IDENTITY = [
@@ -47,12 +54,11 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<strin
     `The conversation started on ${date.toISOString().slice(0, 10)} (UTC ${date.toISOString().slice(11, 16)}).`,
   );
   if (input.memoryStore !== undefined) {
-    const scope = memoryScope({
+    const memory = await input.memoryStore.promptSection({
       platform: origin.platform,
       userId: origin.userId,
       sessionKey: input.sessionKey,
     });
-    const memory = await renderMemoryForPrompt(input.memoryStore, scope);
     if (memory !== '') parts.push(memory);
   }
   return parts.join('\n\n');

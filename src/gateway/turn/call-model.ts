@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type OpenAI from 'openai';
 import { HermesError } from '../../errors/hermes-error.js';
-import { abortableSleep } from '../queue/abortable-sleep.js';
+import { abortableSleep } from '../../lib/abortable-sleep.js';
+import { backoffDelay } from '../../lib/backoff-delay.js';
 import { classifyModelError } from './classify-model-error.js';
 import { type ModelReply, type ModelRequest, streamCompletion } from './stream-completion.js';
 import type { TurnObserver } from './turn-events.js';
@@ -90,7 +91,7 @@ export async function callModel(options: CallModelOptions): Promise<ModelReply> 
 }
 
 function backoff(attempt: number, retry: ModelRetryPolicy): number {
-  const base = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1));
+  const base = backoffDelay(attempt, retry.baseDelayMs, retry.maxDelayMs);
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 

@@ -36,6 +36,7 @@ export async function continueTurn(scope: TurnScope): Promise<void> {
           sessionKey: scope.sessionKey,
           origin: scope.origin,
           text: state.finalText,
+          ...(state.usage !== undefined ? { usage: state.usage } : {}),
         });
         return;
       }

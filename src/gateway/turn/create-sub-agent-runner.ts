@@ -7,10 +7,10 @@ import { HermesError, isHermesError } from '../../errors/hermes-error.js';
 import type { Registry } from '../../registry/create-registry.js';
 import type { ToolResult } from '../../registry/tool-types.js';
 import type { Toolsets } from '../../registry/toolsets.js';
-import { createModelClient } from '../../runtime/create-model-client.js';
 import type { SubAgentRequest, SubAgentResult, SubAgentService } from '../../tools/agent/agent-services.js';
 import type { AgentTaskTable } from './agent-task-table.js';
 import { callModel, DEFAULT_MODEL_RETRY, ModelCallError, type ModelRetryPolicy } from './call-model.js';
+import { createModelClient } from './create-model-client.js';
 import { fitContextBudget } from './fit-context-budget.js';
 import { runToolCalls } from './run-tool-calls.js';
 import type { ModelBlock } from './to-model-blocks.js';
@@ -108,10 +108,12 @@ export function createSubAgentRunner(deps: SubAgentRunnerDeps): SubAgentService 
       allowedTools: allowedSet,
     });
     const log = deps.logger.child({ taskId, depth });
-    const tools: ChatCompletionTool[] = registry.getDefinitions(allowed).map((definition) => ({
-      type: 'function',
-      function: { ...definition.function },
-    }));
+    const tools: ChatCompletionTool[] = registry
+      .getDefinitions(allowed, { unattended: true })
+      .map((definition) => ({
+        type: 'function',
+        function: { ...definition.function },
+      }));
     const system = systemPrompt(now());
     const blocks: ModelBlock[] = [userBlock(request)];
     let iterations = 0;

@@ -1,21 +1,21 @@
+import { LRUCache } from 'lru-cache';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import { HermesError } from '../../errors/hermes-error.js';
-import { LruCache } from '../../lib/lru-cache.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import type { Registry } from '../../registry/create-registry.js';
 import type { Toolsets } from '../../registry/toolsets.js';
-import { createModelClient } from '../../runtime/create-model-client.js';
 import type { InboxItem, SubmitResult, TurnContext, TurnHandler } from '../queue/turn-queue.js';
-import type { GatewayStore } from '../store/gateway-store.js';
 import type { AgentTaskTable } from './agent-task-table.js';
 import { DEFAULT_MODEL_RETRY, type ModelRetryPolicy } from './call-model.js';
+import { createModelClient } from './create-model-client.js';
 import { OutcomeLatch } from './outcome-latch.js';
 import { parkedStateSchema, RESUMING } from './parked-state.js';
 import type { ResumableApprovalGate } from './resumable-approval-gate.js';
 import { runMessageTurn, type SegmentResult } from './run-message-turn.js';
 import { runResumeTurn } from './run-resume-turn.js';
+import type { TurnStore } from './runner-core.js';
 import { observe, type RunnerCore } from './runner-core.js';
 import { TranscriptCache, type TranscriptCacheOptions } from './transcript-cache.js';
 import type { TurnEvents, TurnObserver } from './turn-events.js';
@@ -25,7 +25,7 @@ import { turnSegments } from './turn-segments.js';
 export interface TurnRunnerDeps {
   readonly config: Config;
   readonly logger: Logger;
-  readonly store: GatewayStore;
+  readonly store: TurnStore;
   readonly registry: Pick<Registry, 'dispatch' | 'getDefinitions' | 'get' | 'services'>;
   readonly toolsets: Pick<Toolsets, 'resolveSelection'>;
   readonly events: TurnEvents;
@@ -97,7 +97,7 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
       return client.value;
     },
     retry: { ...DEFAULT_MODEL_RETRY, ...deps.modelRetry },
-    prompts: new LruCache(deps.promptCacheSize ?? 256),
+    prompts: new LRUCache({ max: Math.max(1, deps.promptCacheSize ?? 256) }),
     now: deps.now ?? Date.now,
     newId: timeOrderedId,
     clarifyTimeoutMs: deps.clarifyTimeoutMs ?? 60 * 60_000,

@@ -1,4 +1,4 @@
-import type { StoredMessage } from '../store/gateway-store.js';
+import type { StoredMessage } from '../store/transcript-store.js';
 
 /**
  * Transcript messages carry no turn id, so the runner keeps one in the `name` field of the user

@@ -1,6 +1,6 @@
 import type { ChatCompletionContentPart, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { OpenAiToolDefinition } from '../../registry/tool-types.js';
-import type { StoredMessage } from '../store/gateway-store.js';
+import type { StoredMessage } from '../store/transcript-store.js';
 import { fitContextBudget } from './fit-context-budget.js';
 import { markerOf } from './message-marker.js';
 import type { ModelRequest } from './stream-completion.js';
@@ -18,7 +18,9 @@ export function buildModelRequest(scope: TurnScope): ModelRequest {
   if (fitted.marker !== undefined) {
     scope.log.info({ omitted: fitted.omitted }, 'conversation shortened to fit the context budget');
   }
-  const tools = scope.core.registry.getDefinitions([...scope.allowedTools]).map(toModelTool);
+  const tools = scope.core.registry
+    .getDefinitions([...scope.allowedTools], { unattended: scope.origin.unattended })
+    .map(toModelTool);
   return {
     model: scope.model,
     messages: [{ role: 'system', content: scope.systemPrompt }, ...fitted.messages],

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/config-schema.js';
 import type { Toolsets } from '../../registry/toolsets.js';
-import type { SessionRecord } from '../store/gateway-store.js';
+import type { SessionRecord } from '../store/session-store.js';
 import type { TurnOrigin } from './turn-origin.js';
 
 /** The preset a platform gets when its origin names none: `hermes-<platform>` (`_` → `-`). */

@@ -1,4 +1,10 @@
-import type { ApprovalGate, Finding, GateContext, GateDecision } from '../../approval/approval-types.js';
+import type {
+  ApprovalGate,
+  Finding,
+  GateAction,
+  GateContext,
+  GateDecision,
+} from '../../approval/approval-types.js';
 import { commandHash } from '../../approval/command-hash.js';
 import type { ApprovalGateController } from '../../approval/create-approval-gate.js';
 
@@ -12,7 +18,9 @@ const MAX_GRANTS = 1_000;
  * call again; the terminal asks the gate once more, and without help it would open a fresh
  * request. The runner therefore leaves a one-shot grant for exactly that command (session key +
  * command hash, the same binding the gate uses) right before the re-run; the first matching
- * `check` consumes it and allows. Everything else goes to the real gate unchanged.
+ * `check` consumes it and allows. Everything else goes to the real gate unchanged. A file tool's
+ * action (`checkAction`) is bound the same way: its summary holds the target and a digest of the
+ * exact content, so the grant covers that write and no other.
  *
  * main.ts must hand `gate` (not the bare controller) to the tools as `services.approvalGate`,
  * and the same object to the runner. Grants live in this process only, which is where the
@@ -44,15 +52,21 @@ export function createResumableApprovalGate(
     }
   }
 
+  /** The one-shot grant for this exact text in this session, consumed; undefined when none is live. */
+  function takeGrant(text: string, ctx: GateContext): GateDecision | undefined {
+    const key = keyOf(ctx.sessionKey, commandHash(text, ctx.cwd));
+    const grant = grants.get(key);
+    if (grant === undefined) return undefined;
+    grants.delete(key);
+    return grant.until > now() ? { kind: 'allow', reason: 'decided', findings: grant.findings } : undefined;
+  }
+
   const gate: ApprovalGate = {
     async check(command: string, ctx: GateContext): Promise<GateDecision> {
-      const key = keyOf(ctx.sessionKey, commandHash(command, ctx.cwd));
-      const grant = grants.get(key);
-      if (grant !== undefined) {
-        grants.delete(key);
-        if (grant.until > now()) return { kind: 'allow', reason: 'decided', findings: grant.findings };
-      }
-      return controller.check(command, ctx);
+      return takeGrant(command, ctx) ?? controller.check(command, ctx);
+    },
+    async checkAction(action: GateAction, ctx: GateContext): Promise<GateDecision> {
+      return takeGrant(action.summary, ctx) ?? controller.checkAction(action, ctx);
     },
   };
 

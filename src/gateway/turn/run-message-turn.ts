@@ -4,7 +4,7 @@ import type { OutcomeLatch } from './outcome-latch.js';
 import { parkedStateSchema, RESUMING } from './parked-state.js';
 import { parkedEventOf } from './run-step.js';
 import type { RunnerCore } from './runner-core.js';
-import { parseTurnOrigin, type TurnOrigin } from './turn-origin.js';
+import { PLATFORM_TOKEN, parseTurnOrigin, type TurnOrigin } from './turn-origin.js';
 import { readTurnProgress } from './turn-progress.js';
 import { openTurnScope, persist, userMessages } from './turn-scope.js';
 
@@ -34,6 +34,7 @@ export async function runMessageTurn(
         turnId,
         sessionKey: turn.sessionKey,
         origin: undefined,
+        ...platformNamedBy(item.payload),
         code: 'invalid_request',
         message: `This message could not be processed: its origin is malformed (${parsed.problem}).`,
       });
@@ -91,4 +92,11 @@ export async function runMessageTurn(
   await continueTurn(scope);
   if (parked?.reason === RESUMING && latch.outcome !== 'parked') await core.store.deleteParkedTurn(turnId);
   return 'ended';
+}
+
+/** The platform a malformed origin still names validly, so its failure reaches that platform's listeners. */
+function platformNamedBy(payload: unknown): { platform?: string } {
+  if (typeof payload !== 'object' || payload === null) return {};
+  const platform = (payload as { platform?: unknown }).platform;
+  return typeof platform === 'string' && PLATFORM_TOKEN.test(platform) ? { platform } : {};
 }

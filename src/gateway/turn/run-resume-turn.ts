@@ -1,5 +1,5 @@
 import type { InboxItem, TurnContext } from '../queue/turn-queue.js';
-import type { ToolCallRecord } from '../store/gateway-store.js';
+import type { ToolCallRecord } from '../store/transcript-store.js';
 import { continueTurn } from './continue-turn.js';
 import type { OutcomeLatch } from './outcome-latch.js';
 import {

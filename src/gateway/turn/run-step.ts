@@ -1,6 +1,6 @@
 import type { ToolResult } from '../../registry/tool-types.js';
 import { turnAbortReason } from '../queue/turn-abort.js';
-import type { ToolCallRecord } from '../store/gateway-store.js';
+import type { ToolCallRecord } from '../store/transcript-store.js';
 import { approvalRequestSchema, type ParkedState } from './parked-state.js';
 import { runToolCalls } from './run-tool-calls.js';
 import { observe } from './runner-core.js';

@@ -1,5 +1,5 @@
 import type { ToolResult } from '../../registry/tool-types.js';
-import type { ToolCallRecord } from '../store/gateway-store.js';
+import type { ToolCallRecord } from '../store/transcript-store.js';
 
 export interface ToolCallsOutcome {
   /** The first call that paused (approval, clarify), with its result; later calls did not run. */

@@ -1,10 +1,12 @@
+import type { LRUCache } from 'lru-cache';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
-import type { LruCache } from '../../lib/lru-cache.js';
 import type { Registry } from '../../registry/create-registry.js';
 import type { Toolsets } from '../../registry/toolsets.js';
-import type { GatewayStore } from '../store/gateway-store.js';
+import type { ParkedTurnStore } from '../store/parked-turn-store.js';
+import type { SessionStore } from '../store/session-store.js';
+import type { TranscriptStore } from '../store/transcript-store.js';
 import type { AgentTaskTable } from './agent-task-table.js';
 import type { ModelRetryPolicy } from './call-model.js';
 import type { ResumableApprovalGate } from './resumable-approval-gate.js';
@@ -12,10 +14,13 @@ import type { TranscriptCache } from './transcript-cache.js';
 import type { TurnEvents, TurnObserver } from './turn-events.js';
 
 /** What every step of the runner shares; built once by `createTurnRunner`. */
+/** The store areas a turn reads and writes: its session, its transcript, parked turns. */
+export type TurnStore = SessionStore & TranscriptStore & ParkedTurnStore;
+
 export interface RunnerCore {
   readonly config: Config;
   readonly logger: Logger;
-  readonly store: GatewayStore;
+  readonly store: TurnStore;
   readonly registry: Pick<Registry, 'dispatch' | 'getDefinitions' | 'get' | 'services'>;
   readonly toolsets: Pick<Toolsets, 'resolveSelection'>;
   readonly events: TurnEvents;
@@ -26,7 +31,7 @@ export interface RunnerCore {
   readonly client: () => OpenAI | undefined;
   readonly retry: ModelRetryPolicy;
   /** System prompts by session id (+ user), frozen for the session. */
-  readonly prompts: LruCache<string, string>;
+  readonly prompts: LRUCache<string, string>;
   readonly now: () => number;
   readonly newId: () => string;
   /** How long a clarify question waits for its answer before the turn resumes without one, ms. */

@@ -4,7 +4,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import type { ToolCallRecord } from '../store/gateway-store.js';
+import type { ToolCallRecord } from '../store/transcript-store.js';
 import { modelRequestBody } from './model-request-body.js';
 
 export interface ModelRequest {

@@ -2,7 +2,7 @@ import type {
   ChatCompletionContentPart,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import type { StoredMessage } from '../store/gateway-store.js';
+import type { StoredMessage } from '../store/transcript-store.js';
 
 /**
  * A unit of conversation that is kept or left out as a whole when the context budget is tight:

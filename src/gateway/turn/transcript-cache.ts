@@ -1,4 +1,4 @@
-import type { GatewayStore, StoredMessage } from '../store/gateway-store.js';
+import type { StoredMessage, TranscriptStore } from '../store/transcript-store.js';
 
 /** A session's loaded transcript: its last messages, and how many older ones were left out. */
 export interface LoadedTranscript {
@@ -48,7 +48,7 @@ export class TranscriptCache {
   }
 
   /** The last `maxLoaded` messages of the session (never starting with a tool result). */
-  async load(store: GatewayStore, sessionId: string, maxLoaded: number): Promise<LoadedTranscript> {
+  async load(store: TranscriptStore, sessionId: string, maxLoaded: number): Promise<LoadedTranscript> {
     const cached = this.#take(sessionId);
     const loaded =
       (cached === undefined ? undefined : await extend(store, sessionId, cached, maxLoaded)) ??
@@ -81,7 +81,7 @@ export class TranscriptCache {
 
 /** The cached transcript plus what was appended since, or undefined when it must be reread. */
 async function extend(
-  store: GatewayStore,
+  store: TranscriptStore,
   sessionId: string,
   cached: LoadedTranscript,
   maxLoaded: number,
@@ -106,7 +106,11 @@ async function extend(
   return { transcript: transcript.slice(start), earlierOmitted: cached.earlierOmitted + start };
 }
 
-async function loadAll(store: GatewayStore, sessionId: string, maxLoaded: number): Promise<LoadedTranscript> {
+async function loadAll(
+  store: TranscriptStore,
+  sessionId: string,
+  maxLoaded: number,
+): Promise<LoadedTranscript> {
   const tail = await store.listMessages(sessionId, { limit: maxLoaded, tail: true });
   // Fewer than the limit came back: that is the whole transcript (no count query needed).
   if (tail.length < maxLoaded) return { transcript: tail, earlierOmitted: 0 };

@@ -1,4 +1,5 @@
 import type { TurnOrigin } from './turn-origin.js';
+import type { TurnUsage } from './turn-progress.js';
 
 /**
  * What the runner tells the gateway. Every turn ends in exactly one terminal event — `final`,
@@ -62,6 +63,8 @@ export type TurnProgressEvent = TurnEventBase & { readonly origin: TurnOrigin } 
 export interface TurnFinalEvent extends TurnEventBase {
   readonly origin: TurnOrigin;
   readonly text: string;
+  /** Tokens of the turn's model calls, summed (absent when the model reported none). */
+  readonly usage?: TurnUsage;
 }
 
 export interface TurnParkedEvent extends TurnEventBase {
@@ -96,6 +99,11 @@ export type TurnFailureCode =
 export interface TurnFailedEvent extends TurnEventBase {
   /** Undefined only when the item did not carry a usable origin. */
   readonly origin: TurnOrigin | undefined;
+  /**
+   * Without a usable origin: the platform token the item named, when it was a valid one, so the
+   * failure still reaches the platform's listeners (an API request waiting for its answer).
+   */
+  readonly platform?: string;
   readonly code: TurnFailureCode;
   /** Plain words for the user; never a stack trace or a secret. */
   readonly message: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHAT_TYPES } from '../session-key.js';
+import { CHAT_TYPES } from '../../platforms/adapter.js';
 
 /**
  * Where a message came from and how to answer it. Ingress puts one in `InboxItem.payload` of
@@ -8,6 +8,9 @@ import { CHAT_TYPES } from '../session-key.js';
  */
 
 const id = z.string().min(1).max(256);
+
+/** A platform token as in session keys (`telegram`, `api_server`…). */
+export const PLATFORM_TOKEN = /^[a-z][a-z0-9_-]{0,31}$/;
 
 /** An image sent with the message: an http(s) URL or a `data:image/...;base64,` URL. */
 export const turnImageSchema = z
@@ -26,7 +29,7 @@ export const turnImageSchema = z
 export const turnOriginSchema = z
   .object({
     /** Platform token as in the session key (`telegram`, `discord`, `feishu`, `webhook`, `api_server`…). */
-    platform: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a lowercase platform token'),
+    platform: z.string().regex(PLATFORM_TOKEN, 'must be a lowercase platform token'),
     chatType: z.enum(CHAT_TYPES),
     chatId: id,
     threadId: id.optional(),

@@ -1,5 +1,11 @@
-import type { StoredMessage, ToolCallRecord } from '../store/gateway-store.js';
+import type { StoredMessage, ToolCallRecord } from '../store/transcript-store.js';
 import { markerOf } from './message-marker.js';
+
+/** Token counts the model reported, summed over a turn's model calls. */
+export interface TurnUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
 
 /** How far one turn got, read back from the persisted transcript. */
 export interface TurnProgressState {
@@ -11,6 +17,8 @@ export interface TurnProgressState {
   readonly modelCalls: number;
   /** The turn's final answer, when its last assistant message calls no tools. */
   readonly finalText: string | undefined;
+  /** Tokens of the turn's model calls, summed; undefined when the model reported none. */
+  readonly usage: TurnUsage | undefined;
   /** The turn's last tool-calling step and the calls of it that have no result yet. */
   readonly openStep:
     | { readonly assistant: StoredMessage; readonly missing: readonly ToolCallRecord[] }
@@ -23,6 +31,9 @@ export function readTurnProgress(transcript: readonly StoredMessage[], turnId: s
   let started = false;
   let modelCalls = 0;
   let last: StoredMessage | undefined;
+  let promptTokens = 0;
+  let completionTokens = 0;
+  let reported = false;
   for (const message of transcript) {
     if (message.role === 'tool') {
       if (message.toolCallId !== undefined) answered.add(message.toolCallId);
@@ -35,6 +46,11 @@ export function readTurnProgress(transcript: readonly StoredMessage[], turnId: s
     if (message.role === 'assistant') {
       modelCalls += 1;
       last = message;
+      if (message.promptTokens !== undefined || message.completionTokens !== undefined) {
+        reported = true;
+        promptTokens += message.promptTokens ?? 0;
+        completionTokens += message.completionTokens ?? 0;
+      }
     }
   }
   const calls = last?.toolCalls ?? [];
@@ -45,6 +61,7 @@ export function readTurnProgress(transcript: readonly StoredMessage[], turnId: s
     started,
     modelCalls,
     finalText,
+    usage: reported ? { promptTokens, completionTokens } : undefined,
     openStep: last !== undefined && missing.length > 0 ? { assistant: last, missing } : undefined,
   };
 }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { isHermesError } from '../../errors/hermes-error.js';
 import type {} from '../../tools/memory/memory-services.js';
 import type { InboxItem } from '../queue/turn-queue.js';
-import type { NewMessage, StoredMessage } from '../store/gateway-store.js';
+import type { NewMessage, StoredMessage } from '../store/transcript-store.js';
 import { buildSystemPrompt } from './build-system-prompt.js';
 import { encodeMarker } from './message-marker.js';
 import type { OutcomeLatch } from './outcome-latch.js';

@@ -23,9 +23,10 @@ export const chatMessageSchema = z
 
 export const chatRequestSchema = z
   .object({
-    model: z.string().max(200).optional(),
+    model: z.string().min(1, 'must not be empty (leave it out for the gateway’s model)').max(200).optional(),
     messages: z.array(chatMessageSchema).min(1).max(1000),
     stream: z.boolean().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
     user: z.string().min(1).max(256).optional(),
   })
   .passthrough();
@@ -61,4 +62,20 @@ export function splitContent(content: ChatMessage['content']): {
     }
   }
   return { text: texts.join('\n'), images };
+}
+
+/** Images one message may carry (the turn's limit). */
+export const MAX_IMAGES = 8;
+const IMAGE_URL = /^(?:https?:\/\/|data:image\/[a-z0-9.+-]+;base64,)/i;
+
+/** Why the images of the last message cannot be used, in words for the client; undefined when they can. */
+export function imageProblem(images: readonly { url: string }[]): string | undefined {
+  if (images.length > MAX_IMAGES) {
+    return `The last message has ${images.length} image_url parts; at most ${MAX_IMAGES} are accepted.`;
+  }
+  const bad = images.findIndex((image) => !IMAGE_URL.test(image.url));
+  if (bad >= 0) {
+    return `image_url ${bad + 1} of the last message must be an http(s) URL or a data:image/<type>;base64,… URL.`;
+  }
+  return undefined;
 }

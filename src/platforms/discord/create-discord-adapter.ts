@@ -222,6 +222,9 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     platform: DISCORD_PLATFORM,
     limits: DISCORD_LIMITS,
     rest,
+    ...(config.platforms.discord.home_channel !== undefined
+      ? { homeChannel: { chatId: config.platforms.discord.home_channel } }
+      : {}),
 
     async start(nextSink) {
       if (sink !== undefined) return;

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { autoRetry } from '@grammyjs/auto-retry';
-import type { FastifyInstance } from 'fastify';
 import { Bot, type Transformer } from 'grammy';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
@@ -11,6 +10,8 @@ import {
   type PlatformAdapter,
   type PlatformLimits,
 } from '../adapter.js';
+import { access } from '../platform.js';
+import { createSetupRetry } from '../shared/setup-retry.js';
 import { addAttachment } from './download-attachment.js';
 import { type PollingLoop, startPolling } from './polling-loop.js';
 import { errorMessage } from './telegram-errors.js';
@@ -18,7 +19,12 @@ import { createTelegramOutbound, TELEGRAM_CALLBACK_DATA_BYTES } from './telegram
 import { ALLOWED_UPDATES } from './telegram-update.js';
 import { type BotIdentity, TELEGRAM_PLATFORM } from './translate-update.js';
 import { createUpdateDispatcher } from './update-dispatcher.js';
-import { createWebhookHandler, TELEGRAM_WEBHOOK_PATH, type WebhookHandler } from './webhook-route.js';
+import {
+  createWebhookHandler,
+  TELEGRAM_WEBHOOK_PREFIX,
+  TELEGRAM_WEBHOOK_ROUTE,
+  type WebhookHandler,
+} from './webhook-route.js';
 
 export const TELEGRAM_LIMITS: PlatformLimits = {
   maxMessageLength: 4096,
@@ -61,8 +67,6 @@ export interface TelegramAdapter extends PlatformAdapter {
   readonly mode: 'polling' | 'webhook';
   /** The fastify handler of `POST /telegram/webhook` (webhook mode). */
   readonly handleWebhook: WebhookHandler;
-  /** Adds `POST /telegram/webhook` to the gateway's server (call before it listens). */
-  registerWebhookRoute(app: FastifyInstance): void;
 }
 
 /** Builds the Telegram platform on a real grammY client (long polling or webhook). */
@@ -89,10 +93,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
 
   let identity: BotIdentity | undefined = options.botInfo;
   let sink: InboundSink | undefined;
-  let problem: string | undefined;
-  let prepared = false;
   let polling: PollingLoop | undefined;
-  let setup: AbortController | undefined;
   const backoffMs = options.backoffMs ?? 1000;
 
   const dispatcher = createUpdateDispatcher({
@@ -120,10 +121,13 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
         : Promise.resolve(event),
   });
 
-  /** getMe, then deleteWebhook (polling) or setWebhook (webhook); false when Telegram is not reachable yet. */
-  async function prepare(): Promise<boolean> {
-    if (prepared) return true;
-    try {
+  /** getMe, then deleteWebhook (polling) or setWebhook (webhook), retried until Telegram answers. */
+  const connection = createSetupRetry({
+    logger,
+    what: 'telegram',
+    describeError: (error) => errorMessage(error, token),
+    backoffMs,
+    setup: async () => {
       if (identity === undefined) {
         const me = await api.getMe();
         identity = { id: me.id, username: me.username };
@@ -136,34 +140,9 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
           allowed_updates: [...ALLOWED_UPDATES],
         });
       }
-      prepared = true;
-      problem = undefined;
       logger.info({ mode, bot: identity.username }, 'telegram connected');
-      return true;
-    } catch (error) {
-      const reason = `telegram set-up failed: ${errorMessage(error, token)}`;
-      if (problem !== reason) logger.error(reason);
-      problem = reason;
-      return false;
-    }
-  }
-
-  /** Webhook mode: keeps trying setWebhook in the background until it works or the adapter stops. */
-  async function prepareInBackground(signal: AbortSignal): Promise<void> {
-    for (let attempt = 1; !signal.aborted && !(await prepare()); attempt += 1) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(30_000, backoffMs * 2 ** Math.min(attempt - 1, 10)));
-        signal.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          { once: true },
-        );
-      });
-    }
-  }
+    },
+  });
 
   const handleWebhook = createWebhookHandler({
     secret: options.webhookSecret ?? '',
@@ -178,17 +157,23 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     limits: TELEGRAM_LIMITS,
     mode,
     handleWebhook,
-    registerWebhookRoute(app) {
-      // Route access (gateway/http/route-access.ts): the handler checks Telegram's secret
-      // token before it reads anything.
-      app.post(TELEGRAM_WEBHOOK_PATH, { config: { access: 'signed' } }, handleWebhook);
-    },
+    // `POST /telegram/webhook`, in webhook mode. Access `signed`: the handler checks Telegram's
+    // secret token before it reads anything.
+    ...(mode === 'webhook'
+      ? {
+          routes: {
+            prefix: TELEGRAM_WEBHOOK_PREFIX,
+            register: (app) => {
+              app.post(TELEGRAM_WEBHOOK_ROUTE, access('signed'), handleWebhook);
+            },
+          },
+        }
+      : {}),
 
     async start(nextSink) {
       if (sink !== undefined) return;
       sink = nextSink;
-      setup = new AbortController();
-      const ready = await prepare();
+      const ready = await connection.attempt();
       if (mode === 'polling') {
         polling = startPolling({
           api,
@@ -198,30 +183,26 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
           backoffMs,
           maxBackoffMs: 30_000,
           dispatch: (update) => dispatcher.dispatch(update),
-          ready: prepare,
-          report: (next) => {
-            problem = next;
-          },
+          ready: () => connection.attempt(),
+          report: (next) => connection.report(next),
         });
       } else if (!ready) {
-        void prepareInBackground(setup.signal);
+        connection.retryInBackground();
       }
     },
 
     async stop() {
-      setup?.abort();
+      // Synchronously before the loop stops: it sets up again on its next start.
+      connection.stop();
       const loop = polling;
       polling = undefined;
       await loop?.stop();
       await dispatcher.idle();
       sink = undefined;
-      prepared = false;
     },
 
     async health() {
-      if (sink === undefined) return { ok: false, reason: 'not started' };
-      if (problem !== undefined) return { ok: false, reason: problem };
-      return { ok: true };
+      return connection.health(sink !== undefined);
     },
 
     ...outbound,

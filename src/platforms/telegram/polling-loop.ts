@@ -1,5 +1,7 @@
 import { type Api, GrammyError } from 'grammy';
 import type { Logger } from 'pino';
+import { pause } from '../../lib/abortable-sleep.js';
+import { backoffDelay } from '../../lib/backoff-delay.js';
 import { errorMessage } from './telegram-errors.js';
 import { ALLOWED_UPDATES, type TelegramUpdate, telegramUpdateSchema } from './telegram-update.js';
 import type { DispatchOutcome } from './update-dispatcher.js';
@@ -29,20 +31,6 @@ export interface PollingLoop {
 type GrammySignal = Parameters<Api['getUpdates']>[1];
 const asGrammySignal = (signal: AbortSignal): GrammySignal => signal as unknown as GrammySignal;
 
-/** Resolves after `ms`, or at once when `signal` fires. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
 /**
  * Long polling with a durable offset. Telegram forgets an update only when a later getUpdates
  * passes an offset above its id, so the offset moves past an update only once the gateway
@@ -62,7 +50,7 @@ export function startPolling(options: PollingOptions): PollingLoop {
   let failures = 0;
   let lastProblem: string | undefined;
 
-  const backoff = () => Math.min(options.maxBackoffMs, options.backoffMs * 2 ** Math.min(failures - 1, 20));
+  const backoff = () => backoffDelay(failures, options.backoffMs, options.maxBackoffMs);
 
   function problem(text: string | undefined, logLevel: 'warn' | 'error' = 'warn', err?: string): void {
     options.report(text);

@@ -5,16 +5,16 @@
  * Telegram ("can't parse entities"), the adapter sends the original text plain.
  */
 
+import { escapeHtml } from '../../lib/escape-html.js';
+
 const FENCE = /^ {0,3}(`{3,}|~{3,})([^\n`]*)$/;
 const OPEN = '\uE000';
 const CLOSE = '\uE001';
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
+export { escapeHtml };
 
 function escapeAttribute(text: string): string {
-  return escapeHtml(text).replace(/"/g, '&quot;');
+  return escapeHtml(text, 'attribute');
 }
 
 /** Renders a whole message: fenced code blocks verbatim, everything between them as inline markdown. */

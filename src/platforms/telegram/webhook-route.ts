@@ -1,18 +1,20 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { constantTimeEqual } from '../../lib/constant-time-equal.js';
+import type { DispatchOutcome } from '../shared/ordered-dispatcher.js';
+import { createWebhookAck, type WebhookHandler } from '../shared/webhook-ack.js';
 import { type TelegramUpdate, telegramUpdateSchema } from './telegram-update.js';
-import type { DispatchOutcome } from './update-dispatcher.js';
 
-export const TELEGRAM_WEBHOOK_PATH = '/telegram/webhook';
+export type { WebhookHandler };
+
+/** `POST /telegram/webhook`: the route under the platform's prefix. */
+export const TELEGRAM_WEBHOOK_PREFIX = '/telegram';
+export const TELEGRAM_WEBHOOK_ROUTE = '/webhook';
+export const TELEGRAM_WEBHOOK_PATH = `${TELEGRAM_WEBHOOK_PREFIX}${TELEGRAM_WEBHOOK_ROUTE}`;
 export const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 
-/** Constant-time comparison of two secrets of any length (both hashed first); no secret matches nothing. */
+/** Constant-time comparison of two secrets of any length; no secret matches nothing. */
 export function secretMatches(given: string, expected: string): boolean {
-  if (expected === '') return false;
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b) && given.length === expected.length;
+  return expected !== '' && constantTimeEqual(given, expected);
 }
 
 export interface WebhookHandlerOptions {
@@ -23,33 +25,27 @@ export interface WebhookHandlerOptions {
   readonly dispatch: (update: TelegramUpdate) => Promise<DispatchOutcome>;
 }
 
-export type WebhookHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-
 /**
- * `POST /telegram/webhook`: the secret header is checked first (401 without it), then the update
- * is handed to the gateway, and only once it was accepted does Telegram get its 200. A failure
- * answers 500, so Telegram delivers the update again later.
+ * `POST /telegram/webhook` on the shared webhook acknowledgement (shared/webhook-ack.ts): the
+ * secret header is checked first (401 without it), then the update is handed to the gateway,
+ * and only once it was accepted does Telegram get its 200. A failure answers 500, so Telegram
+ * delivers the update again later.
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
-  return async (request, reply) => {
-    const header = request.headers[SECRET_HEADER];
-    const given = typeof header === 'string' ? header : '';
-    if (!secretMatches(given, options.secret)) {
-      await reply.code(401).send({ ok: false, error: 'secret token is wrong' });
-      return;
-    }
-    if (!options.receiving()) {
-      await reply.code(503).send({ ok: false, error: 'not receiving yet' });
-      return;
-    }
-    const parsed = telegramUpdateSchema.safeParse(request.body);
-    if (!parsed.success) {
-      // Telegram would repeat a refused update forever; a malformed one is dropped on purpose.
-      options.logger.warn('telegram webhook update malformed; dropped');
-      await reply.code(200).send({ ok: true });
-      return;
-    }
-    const outcome = await options.dispatch(parsed.data);
-    await reply.code(outcome === 'done' ? 200 : 500).send({ ok: outcome === 'done' });
-  };
+  return createWebhookAck({
+    logger: options.logger,
+    what: 'telegram webhook update',
+    authenticate: (request) => {
+      const header = request.headers[SECRET_HEADER];
+      return secretMatches(typeof header === 'string' ? header : '', options.secret)
+        ? undefined
+        : 'secret token is wrong';
+    },
+    receiving: options.receiving,
+    parse: (request) => {
+      const parsed = telegramUpdateSchema.safeParse(request.body);
+      return parsed.success ? parsed.data : undefined;
+    },
+    handle: (update) => options.dispatch(update),
+  });
 }

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
 import { fetch } from 'undici';
-import { abortableSleep } from '../../gateway/queue/abortable-sleep.js';
-import { backoffDelay } from '../../gateway/queue/backoff-delay.js';
+import { abortableSleep } from '../../lib/abortable-sleep.js';
+import { backoffDelay } from '../../lib/backoff-delay.js';
+import type { DeliverToChat } from '../platform.js';
 import { capText } from './build-webhook-prompt.js';
 import type { WebhookRoute } from './validate-webhook-routes.js';
 import type { DeliveryState } from './webhook-runs.js';
 import { signingHeaders } from './webhook-signature.js';
 
-/** Sends a run's text to a chat of a configured platform (the chat delivery of the gateway). */
-export type DeliverToChat = (platform: string, chatId: string, text: string) => Promise<void>;
+export type { DeliverToChat };
 
 export interface RunOutcome {
   readonly status: 'done' | 'failed';

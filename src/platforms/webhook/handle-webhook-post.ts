@@ -1,10 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { InboxItem, JsonValue, SubmitResult } from '../../gateway/queue/turn-queue.js';
-import { buildSessionKey } from '../../gateway/session-key.js';
-import type { GatewayStore } from '../../gateway/store/gateway-store.js';
-import type { TurnOrigin } from '../../gateway/turn/turn-origin.js';
+import { jsonDepthExceeds } from '../../lib/json-depth.js';
+import type { Ingress, TurnOriginInput, TurnRequest } from '../ingress.js';
 import type { AuthLockout } from './auth-lockout.js';
 import { buildWebhookPrompt } from './build-webhook-prompt.js';
 import { deliveryIdOf } from './delivery-id.js';
@@ -16,13 +14,14 @@ import type { WebhookRoute } from './validate-webhook-routes.js';
 import type { WebhookRuns } from './webhook-runs.js';
 import { type VerifyResult, verifyWebhookRequest } from './webhook-signature.js';
 
+/** Nesting of a JSON body at most; deeper documents are refused with 400 before anything is recorded. */
+export const MAX_PAYLOAD_DEPTH = 64;
+
 /** A delivery id seen within this window is a duplicate (Hermes: 1 h). */
 export const DEDUPE_WINDOW_MS = 3_600_000;
 
 export interface WebhookPostContext {
-  readonly store: Pick<GatewayStore, 'markEventProcessed' | 'releaseEvent' | 'updateSession'>;
-  readonly submit: (item: InboxItem) => Promise<SubmitResult>;
-  readonly unavailableReason: () => string | undefined;
+  readonly ingress: Ingress;
   readonly logger: Logger;
   readonly lockout: AuthLockout;
   readonly limiter: RateLimiter;
@@ -105,6 +104,15 @@ export async function handleWebhookPost(
   } catch {
     return send(reply, 400, 'The body is not valid JSON.', 'invalid_json');
   }
+  // Refused before anything is recorded, so nothing is marked for a delivery that is not taken.
+  if (jsonDepthExceeds(payload, MAX_PAYLOAD_DEPTH)) {
+    return send(
+      reply,
+      400,
+      `The JSON body nests deeper than ${MAX_PAYLOAD_DEPTH} levels; flatten it (no webhook sender needs that).`,
+      'payload_too_deep',
+    );
+  }
 
   const token = context.limiter.take(route.name, route.ratePerMinute);
   if (!token.ok) {
@@ -121,15 +129,15 @@ export async function handleWebhookPost(
   const event = { payload, headers: visibleHeaders(request.headers) };
   if (!matchFilters(event, route.filters)) return reply.code(200).send({ status: 'filtered' });
 
-  const unavailable = context.unavailableReason();
+  const unavailable = context.ingress.unavailableReason();
   if (unavailable !== undefined) return send(reply, 503, unavailable, 'unavailable');
 
   const deliveryId = deliveryIdOf(route.scheme, request.headers, body);
   // Built before any dedupe record is taken: nothing between taking and queueing can throw.
   const chatId = `webhook:${route.name}:${deliveryId}`;
   const userId = `webhook:${route.name}`;
-  const sessionKey = buildSessionKey({ platform: 'webhook', chatType: 'webhook', chatId, userId });
-  const origin: TurnOrigin = {
+  const sessionKey = context.ingress.sessionKey({ platform: 'webhook', chatType: 'webhook', chatId, userId });
+  const origin: TurnOriginInput = {
     platform: 'webhook',
     chatType: 'webhook',
     chatId,
@@ -140,12 +148,11 @@ export async function handleWebhookPost(
   };
   const eventId = `webhook:${route.name}:${deliveryId}`;
   const runId = `run_${randomBytes(12).toString('base64url')}`;
-  const item: InboxItem = {
+  const item: TurnRequest = {
     sessionKey,
     eventId,
-    kind: 'message',
     text: buildWebhookPrompt({ route: route.name, deliveryId, template: route.template, event }),
-    payload: origin as unknown as JsonValue,
+    origin,
     receivedAt: context.now(),
   };
 
@@ -153,7 +160,7 @@ export async function handleWebhookPost(
   const taken: string[] = [];
   const release = async () => {
     for (const mark of taken) {
-      await context.store
+      await context.ingress
         .releaseEvent('webhook', mark)
         .catch((error: Error) =>
           logger.error({ route: route.name, err: error.message }, 'webhook dedupe mark not released'),
@@ -162,7 +169,7 @@ export async function handleWebhookPost(
   };
   try {
     for (const mark of marks) {
-      if (!(await context.store.markEventProcessed('webhook', mark, DEDUPE_WINDOW_MS))) {
+      if (!(await context.ingress.claimEvent('webhook', mark, DEDUPE_WINDOW_MS))) {
         if (taken.length > 0)
           logger.warn({ route: route.name, deliveryId }, 'webhook body replayed under a new delivery id');
         return reply.code(200).send({ status: 'duplicate', delivery_id: deliveryId });
@@ -179,7 +186,7 @@ export async function handleWebhookPost(
   try {
     // The session is new (one per delivery): a route that widens the toolset says so here.
     if (route.toolsets !== undefined) {
-      await context.store.updateSession(sessionKey, { toolsetOverrides: [...route.toolsets] });
+      await context.ingress.setSessionToolsets(sessionKey, route.toolsets);
     }
     context.runs.add({
       runId,
@@ -192,7 +199,7 @@ export async function handleWebhookPost(
       delivery: { status: 'pending' },
     });
     watch = await context.tracker.watch({ runId, deliveryId, sessionKey, eventId, route });
-    const submitted = await context.submit(item);
+    const submitted = await context.ingress.submit(item);
     if (submitted.status === 'duplicate') {
       await watch.cancel();
       context.runs.remove(runId);

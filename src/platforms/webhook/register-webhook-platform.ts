@@ -1,12 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
-import type { EventBus } from '../../gateway/events/event-bus.js';
-import { access } from '../../gateway/http/route-access.js';
-import type { InboxItem, SubmitResult } from '../../gateway/queue/turn-queue.js';
-import type { GatewayStore } from '../../gateway/store/gateway-store.js';
+import type { Ingress } from '../ingress.js';
+import { access, type DeliverToChat } from '../platform.js';
 import { createAuthLockout } from './auth-lockout.js';
-import type { DeliverToChat } from './deliver-run-result.js';
 import { handleWebhookPost } from './handle-webhook-post.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { createRunTracker } from './run-tracker.js';
@@ -17,13 +14,9 @@ import { bearerMatchesSecret, header } from './webhook-signature.js';
 export interface WebhookPlatformDeps {
   readonly config: Config;
   readonly logger: Logger;
-  readonly store: Pick<GatewayStore, 'markEventProcessed' | 'releaseEvent' | 'updateSession'>;
-  readonly submit: (item: InboxItem) => Promise<SubmitResult>;
-  readonly bus: EventBus;
-  /** Why the gateway cannot answer (no model configured…), or undefined when it can. */
-  readonly unavailableReason: () => string | undefined;
+  readonly ingress: Ingress;
   /** Sends text to a chat of a configured platform; without it, `deliver: { platform, chat_id }` is refused at start-up. */
-  readonly deliverToChat?: DeliverToChat;
+  readonly deliverToChat?: DeliverToChat | undefined;
   readonly now?: () => number;
 }
 
@@ -36,28 +29,48 @@ function errorBody(message: string, type: string): { error: { message: string; t
   return { error: { message, type } };
 }
 
+/** Where the webhook routes live. */
+export const WEBHOOK_PREFIX = '/webhooks';
+
+/** Warns when routes are configured while webhooks are off; true when they are on. */
+export function webhooksEnabled(config: Config, logger: Logger): boolean {
+  const webhook = config.platforms.webhook;
+  if (webhook.enabled) return true;
+  const configured = Object.keys(webhook.routes).length;
+  if (configured > 0) {
+    logger.warn(
+      { routes: configured },
+      'webhook routes are configured but webhooks are disabled (WEBHOOK_ENABLED)',
+    );
+  }
+  return false;
+}
+
 /**
- * The inbound webhook platform: `POST /webhooks/<route>` (signed events that start an
- * unattended turn on the safe toolset and answer 202 at once) and
- * `GET /webhooks/<route>/runs/<run id>` (the run's status and result). Validates the routes
- * first (throws `config_invalid`); registers nothing while `platforms.webhook.enabled` is false.
- * Bodies are read raw (for the signature) in their own fastify scope, capped per route.
+ * The inbound webhook platform on `app`: validates the routes (throws `config_invalid`), then
+ * mounts them under `/webhooks`; nothing while `platforms.webhook.enabled` is false. The gateway
+ * mounts them through the platform list instead (webhook-platform.ts); this is for embedding and tests.
  */
 export function registerWebhookPlatform(app: FastifyInstance, deps: WebhookPlatformDeps): WebhookPlatform {
-  const { config, logger: parentLogger } = deps;
-  const logger = parentLogger.child({ component: 'webhook' });
+  const routes = validateWebhookRoutes(deps.config, { canDeliverToChat: deps.deliverToChat !== undefined });
+  if (!webhooksEnabled(deps.config, deps.logger.child({ component: 'webhook' }))) return { routes: [] };
+  void app.register(async (scope) => addWebhookRoutes(scope, deps, routes), { prefix: WEBHOOK_PREFIX });
+  return { routes: routes.map((route) => route.name) };
+}
+
+/**
+ * `POST /webhooks/<route>` (signed events that start an unattended turn on the safe toolset and
+ * answer 202 at once) and `GET /webhooks/<route>/runs/<run id>` (the run's status and result) on
+ * a scope under `/webhooks`. Bodies are read raw (for the signature), capped per route.
+ */
+export function addWebhookRoutes(
+  scope: FastifyInstance,
+  deps: WebhookPlatformDeps,
+  routes: readonly WebhookRoute[],
+): void {
+  const { config } = deps;
+  const logger = deps.logger.child({ component: 'webhook' });
   const webhook = config.platforms.webhook;
-  const routes = validateWebhookRoutes(config, { canDeliverToChat: deps.deliverToChat !== undefined });
-  if (!webhook.enabled) {
-    const configured = Object.keys(webhook.routes).length;
-    if (configured > 0) {
-      logger.warn(
-        { routes: configured },
-        'webhook routes are configured but webhooks are disabled (WEBHOOK_ENABLED)',
-      );
-    }
-    return { routes: [] };
-  }
   const now = deps.now ?? Date.now;
   const lockout = createAuthLockout({
     maxFailures: webhook.lockout_failures,
@@ -67,7 +80,7 @@ export function registerWebhookPlatform(app: FastifyInstance, deps: WebhookPlatf
   const limiter = createRateLimiter(now);
   const runs = createWebhookRuns({ maxRuns: webhook.max_runs, ttlMs: webhook.run_ttl_ms, now });
   const tracker = createRunTracker({
-    bus: deps.bus,
+    turns: deps.ingress.watchTurns('webhook'),
     logger,
     runs,
     deliverToChat: deps.deliverToChat,
@@ -77,9 +90,7 @@ export function registerWebhookPlatform(app: FastifyInstance, deps: WebhookPlatf
     now,
   });
   const postContext = {
-    store: deps.store,
-    submit: deps.submit,
-    unavailableReason: deps.unavailableReason,
+    ingress: deps.ingress,
     logger,
     lockout,
     limiter,
@@ -121,47 +132,42 @@ export function registerWebhookPlatform(app: FastifyInstance, deps: WebhookPlatf
     };
   }
 
-  void app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    scope.addHook('onRequest', async (request, reply) => {
-      const waitMs = lockout.lockedFor(request.ip);
-      if (waitMs === 0) return undefined;
-      const seconds = Math.ceil(waitMs / 1000);
-      return refuse(
-        reply.header('retry-after', String(seconds)),
-        429,
-        `Too many failed authentication attempts from this address; try again in ${seconds} s.`,
-        'locked_out',
-      );
-    });
-    for (const route of routes) {
-      // The handlers check the route's secret before anything else; an `insecure` route (no
-      // secret, loopback only) is public.
-      const routeAccess = access(route.secret === undefined ? 'public' : 'signed');
-      scope.post(
-        `/webhooks/${route.name}`,
-        { ...routeAccess, bodyLimit: route.maxBodyBytes },
-        (request, reply) => handleWebhookPost(postContext, route, request, reply),
-      );
-      scope.get<{ Params: { id: string } }>(`/webhooks/${route.name}/runs/:id`, routeAccess, getRun(route));
-    }
-    const unknown = async (request: FastifyRequest<{ Params: { route: string } }>, reply: FastifyReply) =>
-      refuse(reply, 404, `No webhook route named "${request.params.route.slice(0, 64)}".`, 'not_found');
-    scope.post<{ Params: { route: string } }>(
-      '/webhooks/:route',
-      { ...access('public'), onRequest: unknown },
-      async () => undefined,
-    );
-    scope.get<{ Params: { route: string } }>(
-      '/webhooks/:route/runs/:id',
-      { ...access('public'), onRequest: unknown },
-      async () => undefined,
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  scope.addHook('onRequest', async (request, reply) => {
+    const waitMs = lockout.lockedFor(request.ip);
+    if (waitMs === 0) return undefined;
+    const seconds = Math.ceil(waitMs / 1000);
+    return refuse(
+      reply.header('retry-after', String(seconds)),
+      429,
+      `Too many failed authentication attempts from this address; try again in ${seconds} s.`,
+      'locked_out',
     );
   });
-  app.addHook('onClose', async () => {
+  for (const route of routes) {
+    // The handlers check the route's secret before anything else; an `insecure` route (no
+    // secret, loopback only) is public.
+    const routeAccess = access(route.secret === undefined ? 'public' : 'signed');
+    scope.post(`/${route.name}`, { ...routeAccess, bodyLimit: route.maxBodyBytes }, (request, reply) =>
+      handleWebhookPost(postContext, route, request, reply),
+    );
+    scope.get<{ Params: { id: string } }>(`/${route.name}/runs/:id`, routeAccess, getRun(route));
+  }
+  const unknown = async (request: FastifyRequest<{ Params: { route: string } }>, reply: FastifyReply) =>
+    refuse(reply, 404, `No webhook route named "${request.params.route.slice(0, 64)}".`, 'not_found');
+  scope.post<{ Params: { route: string } }>(
+    '/:route',
+    { ...access('public'), onRequest: unknown },
+    async () => undefined,
+  );
+  scope.get<{ Params: { route: string } }>(
+    '/:route/runs/:id',
+    { ...access('public'), onRequest: unknown },
+    async () => undefined,
+  );
+  scope.addHook('onClose', async () => {
     await tracker.close(config.queue.shutdown_grace_ms);
   });
   logger.info({ routes: routes.map((route) => route.name) }, 'webhook routes ready');
-  return { routes: routes.map((route) => route.name) };
 }

@@ -1,14 +1,13 @@
 import type { Logger } from 'pino';
-import type { EventBus } from '../../gateway/events/event-bus.js';
-import { platformChannel } from '../../gateway/events/gateway-event.js';
-import { waitAtMost } from '../../gateway/queue/abortable-sleep.js';
-import { createTurnWatcher, type TurnEnd } from '../api-server/await-turn.js';
+import { waitAtMost } from '../../lib/abortable-sleep.js';
+import type { TurnEnd, TurnWatcher } from '../ingress.js';
 import { type DeliverToChat, deliverRunResult, type RunOutcome } from './deliver-run-result.js';
 import type { WebhookRoute } from './validate-webhook-routes.js';
 import type { WebhookRuns } from './webhook-runs.js';
 
 export interface RunTrackerDeps {
-  readonly bus: EventBus;
+  /** The webhook platform's turns (`ingress.watchTurns('webhook')`). */
+  readonly turns: TurnWatcher;
   readonly logger: Logger;
   readonly runs: WebhookRuns;
   readonly deliverToChat: DeliverToChat | undefined;
@@ -67,7 +66,7 @@ function outcomeOf(end: TurnEnd, timeoutMs: number): RunOutcome {
  * how that went.
  */
 export function createRunTracker(deps: RunTrackerDeps): RunTracker {
-  const turns = createTurnWatcher(deps.bus, platformChannel('webhook'));
+  const { turns } = deps;
   const { runs } = deps;
   const shutdown = new AbortController();
   const inFlight = new Map<

@@ -1,4 +1,6 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { constantTimeEqual } from '../../lib/constant-time-equal.js';
 
 /**
  * The three ways a sender proves it knows a route's secret, checked on the raw body bytes, and
@@ -7,7 +9,11 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
  * - `github`: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>`.
  * - `standard` (Standard Webhooks / Svix): `webhook-id`, `webhook-timestamp` (seconds) and
  *   `webhook-signature` holding space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`
- *   entries; secrets written `whsec_<base64>` are the base64-decoded key.
+ *   entries; secrets written `whsec_<base64>` are the base64-decoded key. Signatures are made by
+ *   the `standardwebhooks` package (`Webhook.sign`), which signs the body as UTF-8 text: a body
+ *   that is not valid UTF-8 (never JSON) does not verify. Its `verify` is not used: it reads the
+ *   clock itself, checks the timestamp before the signature (telling a forger our clock) and
+ *   knows only the `webhook-*` header names; the checks below keep those three right.
  * - `bearer`: `Authorization: Bearer <secret>`.
  */
 export type WebhookAuthScheme = 'github' | 'standard' | 'bearer';
@@ -40,13 +46,6 @@ export function header(headers: HeaderBag, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Constant-time equality of two byte strings of any lengths (lengths are hashed away first). */
-export function sameBytes(given: Buffer, expected: Buffer): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
-
 function hmac(key: Buffer, ...parts: (string | Buffer)[]): Buffer {
   const mac = createHmac('sha256', key);
   for (const part of parts) mac.update(part);
@@ -57,15 +56,16 @@ export function githubSignature(secret: string, body: Buffer): string {
   return `sha256=${hmac(secretKey(secret), body).toString('hex')}`;
 }
 
+/** `v1,<base64>` over `id.timestamp.body` (timestamp in seconds, as in the header). */
 export function standardSignature(secret: string, id: string, timestamp: string, body: Buffer): string {
-  return `v1,${hmac(secretKey(secret), `${id}.${timestamp}.`, body).toString('base64')}`;
+  return new Webhook(secretKey(secret), { format: 'raw' }).sign(id, new Date(Number(timestamp) * 1000), body);
 }
 
 export function bearerMatchesSecret(authorization: string | undefined, secret: string): boolean {
   if (authorization === undefined) return false;
   const match = /^Bearer\s+(\S.*)$/i.exec(authorization.trim());
   if (match === null) return false;
-  return sameBytes(Buffer.from(match[1] ?? '', 'utf8'), Buffer.from(secret, 'utf8'));
+  return constantTimeEqual(Buffer.from(match[1] ?? '', 'utf8'), Buffer.from(secret, 'utf8'));
 }
 
 function verifyGithub(headers: HeaderBag, body: Buffer, secret: string): VerifyResult {
@@ -74,7 +74,7 @@ function verifyGithub(headers: HeaderBag, body: Buffer, secret: string): VerifyR
   const match = /^sha256=([0-9a-fA-F]{64})$/.exec(given.trim());
   if (match === null) return { ok: false, reason: 'malformed' };
   const expected = hmac(secretKey(secret), body);
-  return sameBytes(Buffer.from(match[1]!.toLowerCase(), 'hex'), expected)
+  return constantTimeEqual(Buffer.from(match[1]!.toLowerCase(), 'hex'), expected)
     ? { ok: true }
     : { ok: false, reason: 'mismatch' };
 }
@@ -90,13 +90,13 @@ function verifyStandard(headers: HeaderBag, body: Buffer, secret: string, nowMs:
   if (!/^\d{1,12}$/.test(timestamp) || id.length === 0 || id.length > 256) {
     return { ok: false, reason: 'malformed' };
   }
-  const expected = hmac(secretKey(secret), `${id}.${timestamp}.`, body);
+  const expected = Buffer.from(standardSignature(secret, id, timestamp, body).slice('v1,'.length), 'base64');
   let matched = false;
   for (const entry of signatures.split(' ')) {
     const comma = entry.indexOf(',');
     if (comma < 0 || entry.slice(0, comma) !== 'v1') continue;
     // Compare every entry (no early exit) so the time taken does not say which one matched.
-    if (sameBytes(Buffer.from(entry.slice(comma + 1), 'base64'), expected)) matched = true;
+    if (constantTimeEqual(Buffer.from(entry.slice(comma + 1), 'base64'), expected)) matched = true;
   }
   if (!matched) return { ok: false, reason: 'mismatch' };
   // Checked after the signature, so a forged request learns nothing about our clock.

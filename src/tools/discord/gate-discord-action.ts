@@ -1,4 +1,4 @@
-import type { ApprovalGate, Finding, GateContext, GateDecision } from '../../approval/approval-types.js';
+import type { ApprovalGate, Finding, GateAction, GateContext } from '../../approval/approval-types.js';
 import { HermesError } from '../../errors/hermes-error.js';
 import { ToolPause } from '../../registry/tool-pause.js';
 
@@ -7,21 +7,7 @@ import { ToolPause } from '../../registry/tool-pause.js';
  * match (`discord_admin timeout 123`), a summary a human approves (exact target and values, so a
  * decision covers only them), and the finding that makes it need a human.
  */
-export interface DiscordAdminAction {
-  readonly kind: 'discord_admin';
-  readonly subject: string;
-  readonly summary: string;
-  readonly findings: readonly Finding[];
-}
-
-interface ActionGate {
-  checkAction(action: DiscordAdminAction, ctx: GateContext): Promise<GateDecision>;
-}
-
-/** True when the gate can judge actions that are not shell commands (`checkAction`). */
-export function canGateActions(gate: ApprovalGate | undefined): gate is ApprovalGate & ActionGate {
-  return gate !== undefined && typeof (gate as Partial<ActionGate>).checkAction === 'function';
-}
+export type DiscordAdminAction = GateAction & { readonly kind: 'discord_admin' };
 
 /** The finding of every admin action: it changes a server for everyone, so a human decides. */
 export function adminFinding(what: string): Finding {
@@ -39,7 +25,7 @@ export async function gateDiscordAction(
   action: DiscordAdminAction,
   ctx: GateContext,
 ): Promise<void> {
-  if (!canGateActions(gate)) {
+  if (gate === undefined) {
     throw new HermesError(
       'command_denied',
       'Discord admin actions need the approval gate, which is not available here.',

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { compileGlob } from './compile-glob.js';
 import { compileSearchRegex } from './compile-search-regex.js';
@@ -8,13 +8,25 @@ import { walkFiles } from './walk-files.js';
 /** Files larger than this are not searched by the built-in search. */
 const MAX_SEARCHED_BYTES = 50 * 1024 * 1024;
 
-async function readSearchable(path: string): Promise<string | undefined> {
+/**
+ * The text of a searchable file, or undefined: too large, binary, unreadable, or protected. The
+ * protection check runs on the opened handle, so what is read is exactly what was checked.
+ */
+async function readSearchable(path: string, query: SearchQuery): Promise<string | undefined> {
+  if (query.protectedFile(path)) return undefined;
   try {
-    if ((await stat(path)).size > MAX_SEARCHED_BYTES) return undefined;
-    const bytes = await readFile(path);
-    if (bytes.includes(0)) return undefined;
-    const text = bytes.toString('utf8');
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    const handle = await open(path, 'r');
+    try {
+      const info = await handle.stat({ bigint: true });
+      if (!info.isFile() || info.size > BigInt(MAX_SEARCHED_BYTES)) return undefined;
+      if (query.protectedFile(path, info)) return undefined;
+      const bytes = await handle.readFile();
+      if (bytes.includes(0)) return undefined;
+      const text = bytes.toString('utf8');
+      return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    } finally {
+      await handle.close();
+    }
   } catch {
     return undefined;
   }
@@ -36,7 +48,7 @@ export async function nodeSearchContent(query: SearchQuery): Promise<SearchPage<
   for await (const relative of candidates(query)) {
     if (include !== undefined && !include(relative)) continue;
     const file = join(base, relative);
-    const text = await readSearchable(file);
+    const text = await readSearchable(file, query);
     if (text === undefined) continue;
     const lines = text.split('\n');
     if (lines.at(-1) === '') lines.pop();
@@ -59,6 +71,9 @@ export async function nodeListFiles(query: SearchQuery): Promise<SearchPage<stri
   for await (const relative of candidates(query)) {
     if (!matches(relative)) continue;
     const file = join(base, relative);
+    if (query.protectedFile(file)) continue;
+    const info = await stat(file, { bigint: true }).catch(() => undefined);
+    if (info === undefined || query.protectedFile(file, info)) continue;
     if (!collector.add(file, file)) return collector.page(false);
   }
   return collector.page(true);

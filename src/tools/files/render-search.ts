@@ -1,8 +1,8 @@
-import { readFile, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { HermesError } from '../../errors/hermes-error.js';
 import { displayPath } from './resolve-tool-path.js';
-import type { ContentHit, SearchPage } from './search-page.js';
+import type { ContentHit, SearchPage, SearchQuery } from './search-page.js';
 
 const MAX_TEXT_CHARS = 300;
 const MAX_CONTEXT_FILE_BYTES = 20 * 1024 * 1024;
@@ -18,6 +18,8 @@ export interface RenderSearchOptions {
   readonly offset: number;
   /** Lines shown before and after each match (content searches). */
   readonly context: number;
+  /** The search's protection check, applied again to the opened file read for context lines. */
+  readonly protectedFile: SearchQuery['protectedFile'];
 }
 
 const clip = (text: string): string =>
@@ -65,12 +67,19 @@ function footer<T>(page: SearchPage<T>, options: RenderSearchOptions): string {
   return '';
 }
 
-async function fileLines(path: string): Promise<readonly string[] | undefined> {
+/** The lines of a file for context, read through a handle that passed the protection check. */
+async function fileLines(path: string, options: RenderSearchOptions): Promise<readonly string[] | undefined> {
   try {
-    if ((await stat(path)).size > MAX_CONTEXT_FILE_BYTES) return undefined;
-    const lines = (await readFile(path, 'utf8')).replace(/^\uFEFF/, '').split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+    const handle = await open(path, 'r');
+    try {
+      const info = await handle.stat({ bigint: true });
+      if (info.size > BigInt(MAX_CONTEXT_FILE_BYTES) || options.protectedFile(path, info)) return undefined;
+      const lines = (await handle.readFile('utf8')).replace(/^\uFEFF/, '').split('\n');
+      if (lines.at(-1) === '') lines.pop();
+      return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+    } finally {
+      await handle.close();
+    }
   } catch {
     return undefined;
   }
@@ -88,7 +97,7 @@ async function contentLines(items: readonly ContentHit[], options: RenderSearchO
     const hits = items.slice(start, end);
     start = end;
     const shown = shownFile(file, options);
-    const lines = await fileLines(file);
+    const lines = await fileLines(file, options);
     const matched = new Map(hits.map((hit) => [hit.line, hit.text]));
     const count = lines?.length ?? 0;
     const wanted = new Set<number>();

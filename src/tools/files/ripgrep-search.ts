@@ -1,4 +1,5 @@
-import { dirname, join } from 'node:path';
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { runRipgrep } from './run-ripgrep.js';
 import { type ContentHit, PageCollector, type SearchPage, type SearchQuery } from './search-page.js';
@@ -22,6 +23,25 @@ function parseJson(line: string): unknown {
 
 const BASE_ARGS = ['--sort=path', '--no-config', '--no-messages'];
 
+/**
+ * Whether ripgrep's results from `file` may be shown: ripgrep reads files itself, so each file
+ * it reports is checked after the fact, by path and by device+inode (a hard link to a secret
+ * file is dropped). A file that cannot be looked at any more is dropped too. Synchronous, once
+ * per file, because results arrive in a synchronous stream callback.
+ */
+function showable(file: string, query: SearchQuery, seen: Map<string, boolean>): boolean {
+  const known = seen.get(file);
+  if (known !== undefined) return known;
+  let ok = false;
+  try {
+    ok = !query.protectedFile(file) && !query.protectedFile(file, statSync(file, { bigint: true }));
+  } catch {
+    ok = false;
+  }
+  seen.set(file, ok);
+  return ok;
+}
+
 /** Where ripgrep runs and what it is pointed at: directories are searched as `.` from inside. */
 function placement(query: SearchQuery): { cwd: string; target: string } {
   return query.rootIsFile
@@ -39,6 +59,7 @@ export async function ripgrepSearchContent(
   if (query.fileGlob !== undefined) args.push(`--glob=${query.fileGlob}`);
   args.push(`--regexp=${query.pattern}`, '--', target);
   const collector = new PageCollector<ContentHit>(query.offset, query.limit);
+  const seen = new Map<string, boolean>();
   let complete = true;
   const outcome = await runRipgrep(
     command,
@@ -49,7 +70,8 @@ export async function ripgrepSearchContent(
       if (!line.startsWith('{"type":"match"')) return true;
       const event = matchEvent.safeParse(parseJson(line));
       if (!event.success) return true;
-      const file = join(cwd, decode(event.data.data.path));
+      const file = resolve(cwd, decode(event.data.data.path));
+      if (!showable(file, query, seen)) return true;
       const text = decode(event.data.data.lines).replace(/\r?\n$/, '');
       const more = collector.add({ file, line: event.data.data.line_number ?? 0, text }, file);
       if (!more) complete = false;
@@ -68,6 +90,7 @@ export async function ripgrepListFiles(
   const { cwd, target } = placement(query);
   const args = ['--files', ...BASE_ARGS, `--glob=${query.pattern}`, '--', target];
   const collector = new PageCollector<string>(query.offset, query.limit);
+  const seen = new Map<string, boolean>();
   let complete = true;
   const outcome = await runRipgrep(
     command,
@@ -76,7 +99,8 @@ export async function ripgrepListFiles(
     query.signal,
     (line) => {
       if (line === '') return true;
-      const file = join(cwd, line);
+      const file = resolve(cwd, line);
+      if (!showable(file, query, seen)) return true;
       const more = collector.add(file, file);
       if (!more) complete = false;
       return more;

@@ -1,3 +1,5 @@
+import type { BigIntStats } from 'node:fs';
+
 /** One matching line found by a content search. `file` is absolute (under the real search root). */
 export interface ContentHit {
   readonly file: string;
@@ -18,6 +20,11 @@ export interface SearchQuery {
   readonly offset: number;
   readonly limit: number;
   readonly signal: AbortSignal;
+  /**
+   * True for a file the search must not show (a protected file, or an alias of one by
+   * device+inode when `info` is given). Content and file-name searches both leave it out.
+   */
+  readonly protectedFile: (file: string, info?: Pick<BigIntStats, 'dev' | 'ino' | 'nlink'>) => boolean;
 }
 
 /** One page of results plus how many there are in all. Both engines return this shape. */

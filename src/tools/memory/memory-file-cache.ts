@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { LruCache } from '../../lib/lru-cache.js';
+import { LRUCache } from 'lru-cache';
 import { parseEntries } from './memory-entries.js';
 
 export interface MemoryFileCacheOptions {
@@ -78,7 +78,8 @@ function sameStamp(stamp: Stamp, stats: Stats): boolean {
  */
 export class MemoryFileCache {
   readonly #recheckAfterMs: number;
-  readonly #slots: LruCache<string, Slot>;
+  /** Undefined when `maxFiles` is 0: nothing is kept. */
+  readonly #slots: LRUCache<string, Slot> | undefined;
   /** The one check or load in flight per path; a write removes it so its older result is dropped. */
   readonly #pending = new Map<string, Promise<readonly string[]>>();
   #hits = 0;
@@ -86,13 +87,13 @@ export class MemoryFileCache {
   #loads = 0;
 
   constructor(options: MemoryFileCacheOptions) {
-    this.#slots = new LruCache(options.maxFiles);
+    this.#slots = options.maxFiles > 0 ? new LRUCache({ max: options.maxFiles }) : undefined;
     this.#recheckAfterMs = options.recheckAfterMs;
   }
 
   /** The entries of `path`: from memory while fresh, else checked or read again. */
   get(path: string): Promise<readonly string[]> {
-    const slot = this.#slots.get(path);
+    const slot = this.#slots?.get(path);
     if (slot !== undefined && performance.now() - slot.checkedAt < this.#recheckAfterMs) {
       this.#hits += 1;
       return Promise.resolve(slot.entries);
@@ -103,7 +104,7 @@ export class MemoryFileCache {
       (fresh) => {
         if (this.#pending.get(path) === pending) {
           this.#pending.delete(path);
-          this.#slots.set(path, fresh);
+          this.#slots?.set(path, fresh);
         }
         return fresh.entries;
       },
@@ -125,7 +126,7 @@ export class MemoryFileCache {
   wrote(path: string, entries: readonly string[]): void {
     this.#pending.delete(path);
     // The version stays unknown: the first check after the delay reads the file back once.
-    this.#slots.set(path, {
+    this.#slots?.set(path, {
       entries: Object.freeze([...entries]),
       version: undefined,
       checkedAt: performance.now(),
@@ -135,11 +136,11 @@ export class MemoryFileCache {
   /** Drops what is held for `path` (before a write whose outcome is not known yet). */
   forget(path: string): void {
     this.#pending.delete(path);
-    this.#slots.delete(path);
+    this.#slots?.delete(path);
   }
 
   get stats(): MemoryFileCacheStats {
-    return { files: this.#slots.size, hits: this.#hits, checks: this.#checks, loads: this.#loads };
+    return { files: this.#slots?.size ?? 0, hits: this.#hits, checks: this.#checks, loads: this.#loads };
   }
 
   /** Confirms a held slot with one `stat`, or reads the file. */

@@ -13,7 +13,8 @@ import {
   uniqueEntries,
 } from './memory-entries.js';
 import { MemoryFileCache, type MemoryFileCacheStats } from './memory-file-cache.js';
-import { SCOPE_PATTERN } from './memory-scope.js';
+import { type MemoryScopeSource, memoryScope, SCOPE_PATTERN } from './memory-scope.js';
+import { renderMemoryForPrompt } from './render-memory-for-prompt.js';
 
 /** `memory`: the agent's own notes; `user`: what it knows about the user. */
 export type MemoryTarget = 'memory' | 'user';
@@ -100,6 +101,15 @@ export class MemoryStore {
       throw new HermesError('path_refused', 'invalid memory scope (expected a name made by memoryScope)');
     }
     return join(this.root, scope, FILE_NAMES[target]);
+  }
+
+  /**
+   * The memory section of a system prompt for the user (or session) `source` names: their scope
+   * (`memoryScope`) rendered by `renderMemoryForPrompt`; empty when there is nothing kept. The
+   * turn runner calls it once per session, so the gateway needs no value of this module.
+   */
+  promptSection(source: MemoryScopeSource): Promise<string> {
+    return renderMemoryForPrompt(this, memoryScope(source));
   }
 
   async read(scope: string, target: MemoryTarget): Promise<MemoryView> {

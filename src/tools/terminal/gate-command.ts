@@ -1,5 +1,12 @@
-import type { ApprovalGate, ApprovalRequest, GateContext } from '../../approval/approval-types.js';
-import { HermesError } from '../../errors/hermes-error.js';
+import type {
+  AllowReason,
+  ApprovalGate,
+  ApprovalRequest,
+  GateAction,
+  GateContext,
+  GateDecision,
+} from '../../approval/approval-types.js';
+import { HermesError, type HermesErrorCode } from '../../errors/hermes-error.js';
 import { ToolPause } from '../../registry/tool-pause.js';
 
 /**
@@ -8,25 +15,58 @@ import { ToolPause } from '../../registry/tool-pause.js';
  */
 export type ApprovalPausePayload = ApprovalRequest & { readonly coalesced: boolean };
 
+/** How a gated tool names what it was about to do, and the error code of a refusal. */
+interface GatedWhat {
+  /** "This command" / "This file write". */
+  readonly noun: string;
+  /** "run" / "happen". */
+  readonly verb: string;
+  readonly deniedCode: HermesErrorCode;
+}
+
+const COMMAND: GatedWhat = { noun: 'This command', verb: 'run', deniedCode: 'command_denied' };
+
 /**
- * Asks the gate about one command. Returns only when it may run: a denial throws an error the
- * model reads, a question for a human throws a ToolPause so the turn is parked.
+ * Turns a gate decision into what the tool does: returns when it may go ahead, throws an error
+ * the model reads on a denial, and throws a ToolPause (the turn is parked) when a human must
+ * decide. One implementation for the terminal and the file tools.
  */
-export async function gateCommand(gate: ApprovalGate, command: string, ctx: GateContext): Promise<void> {
-  const decision = await gate.check(command, ctx);
+function enforce(decision: GateDecision, what: GatedWhat): AllowReason {
   switch (decision.kind) {
     case 'allow':
-      return;
+      return decision.reason;
     case 'deny':
-      throw new HermesError('command_denied', decision.message);
+      throw new HermesError(what.deniedCode, decision.message);
     case 'ask':
       throw new ToolPause(
         'approval',
         { ...decision.request, coalesced: decision.coalesced === true } satisfies ApprovalPausePayload,
-        `This command needs a human's approval before it can run (request ${decision.request.id}). ` +
-          'The turn is paused until someone approves or denies it. Do not retry or rephrase the command meanwhile.',
+        `${what.noun} needs a human's approval before it can ${what.verb} (request ${decision.request.id}). ` +
+          'The turn is paused until someone approves or denies it. Do not retry or rephrase it meanwhile.',
       );
     default:
-      throw new HermesError('command_denied', 'command refused: the approval gate gave an unknown answer');
+      throw new HermesError(what.deniedCode, 'refused: the approval gate gave an unknown answer');
   }
+}
+
+/**
+ * Asks the gate about one command. Returns only when it may run (with the reason it may): a
+ * denial throws an error the model reads, a question for a human throws a ToolPause so the turn
+ * is parked.
+ */
+export async function gateCommand(
+  gate: ApprovalGate,
+  command: string,
+  ctx: GateContext,
+): Promise<AllowReason> {
+  return enforce(await gate.check(command, ctx), COMMAND);
+}
+
+/**
+ * Asks the gate about a file tool's action (see `GateAction`); same outcomes as `gateCommand`,
+ * with refusals as `path_refused`.
+ */
+export async function gateAction(gate: ApprovalGate, action: GateAction, ctx: GateContext): Promise<void> {
+  const noun = action.kind === 'file_write' ? 'This file write' : 'This file read';
+  enforce(await gate.checkAction(action, ctx), { noun, verb: 'happen', deniedCode: 'path_refused' });
 }

@@ -1,5 +1,5 @@
-import { secretValues } from '../../config/mask-secrets.js';
 import { HermesError } from '../../errors/hermes-error.js';
+import { secretScrubberFor } from '../../registry/secret-scrubber.js';
 import type { ToolContext } from '../../registry/tool-types.js';
 import type { BackgroundProcess } from './background-process.js';
 import { capOutput } from './cap-output.js';
@@ -40,7 +40,7 @@ export async function runProcessAction(
   if (table === undefined)
     throw new HermesError('exec_failed', 'background processes are not available here');
   const maxChars = ctx.services.config.terminal.max_output_chars;
-  const secrets = secretValues(ctx.services.config);
+  const secrets = secretScrubberFor(ctx.services.config);
   const clean = (text: string): string => cleanOutput(capOutput(text, maxChars), secrets);
 
   if (args.action === 'list') {

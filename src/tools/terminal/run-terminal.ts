@@ -1,13 +1,17 @@
 import { stat } from 'node:fs/promises';
-import { secretValues } from '../../config/mask-secrets.js';
 import { HermesError } from '../../errors/hermes-error.js';
+import { secretScrubberFor } from '../../registry/secret-scrubber.js';
 import type { ToolContext } from '../../registry/tool-types.js';
+import { approvedByPerson } from './approved-by-person.js';
+import type { BackendHost } from './backends/backend-types.js';
+import { localBackend } from './backends/local.js';
 import { selectBackend } from './backends/select-backend.js';
 import { cleanOutput } from './clean-output.js';
 import { gateCommand } from './gate-command.js';
 import { runForeground } from './run-foreground.js';
-import { scrubEnv } from './scrub-env.js';
+import { childEnv } from './scrub-env.js';
 import { applySudoPassword } from './sudo-password.js';
+import { terminalPlacement } from './terminal-placement.js';
 import type {} from './terminal-services.js';
 
 export interface TerminalArgs {
@@ -55,11 +59,16 @@ export async function runTerminal(
     );
   }
   const terminal = services.config.terminal;
-  const backend = selectBackend(terminal.backend);
-  const env = scrubEnv(services.baseEnv);
-  const usable = backend.check(terminal, env);
-  if (!usable.ok)
-    throw new HermesError('exec_failed', `terminal unavailable: ${usable.reason ?? 'backend unusable'}`);
+  const placement = terminalPlacement(services, ctx.unattended);
+  if (!placement.ok) {
+    throw new HermesError(
+      'exec_failed',
+      `terminal unavailable${ctx.unattended ? ' in unattended sessions' : ''}: ${placement.reason ?? 'backend unusable'}`,
+    );
+  }
+  const backend = selectBackend(placement.name);
+  const host: BackendHost = { hermesHome: services.config.home, owner: services };
+  const { env, passedThrough } = childEnv(services.baseEnv, terminal.env_passthrough, backend.clientEnvNames);
 
   const timeoutS = args.timeout ?? terminal.timeout;
   const maxForeground = Math.max(FOREGROUND_MAX_TIMEOUT_S, terminal.timeout);
@@ -77,7 +86,7 @@ export async function runTerminal(
   }
 
   const workdir = backend.resolveWorkdir(args.workdir, ctx.cwd, terminal);
-  await gateCommand(gate, args.command, {
+  const allowed = await gateCommand(gate, args.command, {
     sessionKey: ctx.sessionKey,
     userId: ctx.userId,
     cwd: workdir ?? (backend.name === 'ssh' ? '~' : '.'),
@@ -87,10 +96,25 @@ export async function runTerminal(
     signal: ctx.signal,
   });
   if (ctx.signal.aborted) throw aborted();
-  if (backend.name === 'local' && workdir !== undefined) await assertDirectory(workdir);
+  // An approval never moves a command out of the sandbox, unless the operator said it may.
+  const runner =
+    backend.name === 'sandbox' && terminal.approved_backend === 'local' && approvedByPerson(allowed)
+      ? localBackend
+      : backend;
+  if ((runner.name === 'local' || runner.name === 'sandbox') && workdir !== undefined)
+    await assertDirectory(workdir);
 
   const sudo = applySudoPassword(args.command, terminal.sudo_password);
-  const plan = backend.plan({ command: sudo.command, workdir, env, input: sudo.input, terminal });
+  const plan = runner.plan({
+    command: sudo.command,
+    workdir,
+    env,
+    passedThrough,
+    input: sudo.input,
+    terminal,
+    sessionCwd: ctx.cwd,
+    host,
+  });
 
   if (args.background && services.processes !== undefined) {
     const proc = await services.processes.start({
@@ -98,7 +122,7 @@ export async function runTerminal(
       plan,
       command: args.command,
       cwd: workdir,
-      backend: backend.name,
+      backend: runner.name,
       ...(args.timeout !== undefined ? { lifetimeMs: args.timeout * 1000 } : {}),
     });
     return {
@@ -116,7 +140,7 @@ export async function runTerminal(
     ...(services.commandGroups !== undefined ? { ledger: services.commandGroups } : {}),
   });
   if (result.aborted) throw aborted();
-  const output = cleanOutput(result.output, secretValues(services.config)).trim();
+  const output = cleanOutput(result.output, secretScrubberFor(services.config)).trim();
   const reply: ForegroundReply = {
     output,
     exit_code: result.exitCode,

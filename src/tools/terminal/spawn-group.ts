@@ -12,6 +12,18 @@ export interface SpawnPlan {
   readonly env: Readonly<Record<string, string>>;
   /** Written to stdin, which is then closed; without it stdin is /dev/null. */
   readonly input?: string;
+  /**
+   * For a leader that runs the command in a PID namespace of its own (bwrap): finds that
+   * namespace's init (SIGKILL to it ends everything inside) and, once the init leads a process
+   * group of its own, that group (the command's: it gets the polite SIGTERM). Undefined while
+   * the sandbox is still being set up.
+   */
+  readonly inner?: (leaderPid: number) => InnerProcesses | undefined;
+}
+
+export interface InnerProcesses {
+  readonly init: number;
+  readonly commandGroup: number | undefined;
 }
 
 export interface GroupExit {
@@ -91,6 +103,37 @@ export async function startGroup(plan: SpawnPlan, options: StartGroupOptions): P
     }
   };
 
+  /** SIGKILL to the group and, for a sandbox, to its init: nothing inside survives either. */
+  const killAll = (): void => {
+    const inner = signalable ? plan.inner?.(pid) : undefined;
+    if (inner !== undefined) {
+      try {
+        process.kill(inner.init, 'SIGKILL');
+      } catch {
+        // ESRCH: already gone.
+      }
+    }
+    signalGroup('SIGKILL');
+  };
+
+  /** SIGTERM where the command can handle it; a sandbox still being set up is stopped at once. */
+  const askToStop = (): void => {
+    if (plan.inner === undefined) {
+      signalGroup('SIGTERM');
+      return;
+    }
+    const group = plan.inner(pid)?.commandGroup;
+    if (group === undefined) {
+      killAll();
+      return;
+    }
+    try {
+      process.kill(-group, 'SIGTERM');
+    } catch {
+      killAll();
+    }
+  };
+
   const streams = [child.stdout, child.stderr].filter((s) => s !== null);
   for (const stream of streams) {
     stream.setEncoding('utf8');
@@ -135,8 +178,8 @@ export async function startGroup(plan: SpawnPlan, options: StartGroupOptions): P
     terminate() {
       if (terminating !== undefined) return terminating;
       if (leaderExit !== undefined) return exited;
-      signalGroup('SIGTERM');
-      const escalate = setTimeout(() => signalGroup('SIGKILL'), killGraceMs);
+      askToStop();
+      const escalate = setTimeout(killAll, killGraceMs);
       terminating = exited.finally(() => clearTimeout(escalate));
       return terminating;
     },

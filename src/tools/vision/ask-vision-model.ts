@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { Config } from '../../config/config-schema.js';
 import { HermesError } from '../../errors/hermes-error.js';
-import { createModelFetch } from '../../runtime/create-model-fetch.js';
+import { createModelFetch } from '../../lib/create-model-fetch.js';
 
 /** Default endpoint when `model.base_url` is not set. */
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';

@@ -1,6 +1,6 @@
 import { fetch } from 'undici';
 import { HermesError } from '../../errors/hermes-error.js';
-import { readCapped } from './read-capped.js';
+import { readCapped } from '../../lib/read-capped.js';
 import type { ProviderLimits } from './search-provider.js';
 
 /**

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { Agent, buildConnector, fetch } from 'undici';
 import { HermesError, isHermesError } from '../../errors/hermes-error.js';
-import { readCapped } from './read-capped.js';
+import { readCapped } from '../../lib/read-capped.js';
 import { defaultPort, type SsrfGuard } from './ssrf-guard.js';
 
 /**

@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
+import { createGateway, type Gateway, type GatewayRole } from '../../../src/app/create-gateway.js';
 import { loadConfig } from '../../../src/config/load-config.js';
-import { createGateway, type Gateway, type GatewayRole } from '../../../src/gateway/create-gateway.js';
 import type { PlatformAdapter } from '../../../src/platforms/adapter.js';
+import type { PlatformDefinition } from '../../../src/platforms/platform.js';
 import { silentLogger } from '../../helpers/test-config.js';
 
 export type QueueMode = 'embedded' | 'bullmq';
@@ -18,6 +19,8 @@ export interface TestGateway {
   readonly gateway: Gateway;
   readonly home: string;
   readonly workdir: string;
+  /** HOME of the gateway's commands: apart from the working directory, as on a real machine. */
+  readonly userHome: string;
   readonly baseURL: string;
   readonly prefix: string;
   client(options?: { apiKey?: string; headers?: Record<string, string> }): OpenAI;
@@ -37,6 +40,8 @@ export async function startTestGateway(options: {
   readonly role?: GatewayRole;
   readonly workers?: boolean;
   readonly adapters?: readonly PlatformAdapter[];
+  /** The platform list to build from (default: the gateway's own, src/app/platforms.ts). */
+  readonly platforms?: readonly PlatformDefinition[];
   /** Reuse a HERMES_HOME (a restart); its config.yaml is kept. */
   readonly home?: string;
   readonly workdir?: string;
@@ -44,6 +49,7 @@ export async function startTestGateway(options: {
   const reuse = options.home !== undefined;
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'hermes-gw-'));
   const workdir = options.workdir ?? mkdtempSync(join(tmpdir(), 'hermes-work-'));
+  const userHome = mkdtempSync(join(tmpdir(), 'hermes-user-home-'));
   const prefix = reuse
     ? (/prefix: (\S+)/.exec(readFileSync(join(home, 'config.yaml'), 'utf8'))?.[1] ?? 'x')
     : `hgtest-${randomBytes(4).toString('hex')}`;
@@ -77,10 +83,11 @@ export async function startTestGateway(options: {
     gateway = await createGateway({
       config,
       logger: silentLogger,
-      baseEnv: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: workdir },
+      baseEnv: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: userHome },
       builtinToolsDir: TOOLS_DIR,
       role: options.role ?? 'gateway',
       ...(options.adapters !== undefined ? { adapters: options.adapters } : {}),
+      ...(options.platforms !== undefined ? { platforms: options.platforms } : {}),
     });
     address = await gateway.start({ workers: options.workers ?? true });
   } catch (error) {
@@ -88,6 +95,7 @@ export async function startTestGateway(options: {
     await gateway?.close();
     if (!reuse) rmSync(home, { recursive: true, force: true });
     if (options.workdir === undefined) rmSync(workdir, { recursive: true, force: true });
+    rmSync(userHome, { recursive: true, force: true });
     throw error;
   }
   const started = gateway;
@@ -96,6 +104,7 @@ export async function startTestGateway(options: {
     gateway: started,
     home,
     workdir,
+    userHome,
     baseURL,
     prefix,
     client: (clientOptions = {}) =>
@@ -108,11 +117,13 @@ export async function startTestGateway(options: {
       }),
     async stop() {
       await started.close();
+      rmSync(userHome, { recursive: true, force: true });
     },
     async close() {
       await started.close();
       rmSync(home, { recursive: true, force: true });
       rmSync(workdir, { recursive: true, force: true });
+      rmSync(userHome, { recursive: true, force: true });
       if (options.mode === 'bullmq') await deleteKeys(`${prefix}*`);
     },
   };
@@ -155,7 +166,7 @@ const BIN = resolve(import.meta.dirname, '../../../bin/hermes-gateway');
  * gateway's HERMES_HOME and Redis. Its stderr goes to `onStderr`.
  */
 export function spawnCliWorker(
-  gw: Pick<TestGateway, 'home' | 'workdir'>,
+  gw: Pick<TestGateway, 'home' | 'workdir' | 'userHome'>,
   options: {
     readonly env: Record<string, string>;
     readonly logLevel: 'warn' | 'error';
@@ -165,7 +176,7 @@ export function spawnCliWorker(
   const child = spawn(BIN, ['worker'], {
     env: {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-      HOME: gw.workdir,
+      HOME: gw.userHome,
       HERMES_HOME: gw.home,
       REDIS_URL,
       TERMINAL_CWD: gw.workdir,

@@ -65,7 +65,15 @@ describe.each([
       env,
       // Local-first: this process runs turns while it has free slots; the rest go to the workers.
       workers: localFirst,
-      yaml: ['  concurrency: 4', '  max_attempts: 10', `  local_first: ${localFirst}`].join('\n'),
+      // The test follows commands by their host pid ($$): they run unsandboxed (the sandbox's own
+      // process handling is covered by test/tools/terminal/backend-conformance.test.ts).
+      yaml: [
+        '  concurrency: 4',
+        '  max_attempts: 10',
+        `  local_first: ${localFirst}`,
+        'terminal:',
+        '  unattended_backend: local',
+      ].join('\n'),
     });
     const testGateway = gw;
 

@@ -87,7 +87,14 @@ describe('a worker killed mid-turn (BullMQ)', () => {
       const env = modelEnv(fake);
       // This process runs no workers yet, but like every gateway process it sweeps for commands
       // whose process died.
-      gw = await startTestGateway({ mode: 'bullmq', env, workers: false });
+      // The test follows the command by its host pid ($$): it runs unsandboxed (the sandbox's own
+      // process handling is covered by test/tools/terminal/backend-conformance.test.ts).
+      gw = await startTestGateway({
+        mode: 'bullmq',
+        env,
+        workers: false,
+        yaml: 'terminal:\n  unattended_backend: local',
+      });
       const testGateway = gw;
       child = spawnCliWorker(testGateway, { env, logLevel: 'warn', onStderr: () => {} });
       const answer = testGateway.client().chat.completions.create({

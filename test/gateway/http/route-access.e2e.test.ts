@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { createGateway, type Gateway } from '../../../src/app/create-gateway.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { isHermesError } from '../../../src/errors/hermes-error.js';
-import { createGateway, type Gateway } from '../../../src/gateway/create-gateway.js';
 import { createHttpServer, httpAuthOf } from '../../../src/gateway/http/create-http-server.js';
 import { listRoutes, type RegisteredRoute } from '../../../src/gateway/http/route-access.js';
 import { GatewayMetrics } from '../../../src/gateway/metrics/gateway-metrics.js';
 import { registerApiServer } from '../../../src/platforms/api-server/register-api-server.js';
-import { telegramAdapterFromConfig } from '../../../src/platforms/telegram/telegram-from-config.js';
+import { telegramAdapterFromConfig } from '../../../src/platforms/telegram/telegram-platform.js';
 import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
 import { type FakeTelegram, startFakeTelegram } from '../../fakes/fake-telegram.js';
 import { silentLogger } from '../../helpers/test-config.js';
@@ -83,7 +83,6 @@ describe('every route of the gateway enforces its own access, whatever the path 
       adapters: [adapter],
     });
     if (gateway.app === undefined) throw new Error('no http server');
-    adapter.registerWebhookRoute(gateway.app);
     origin = (await gateway.start()) ?? '';
     routes = listRoutes(gateway.app);
   });
@@ -192,10 +191,7 @@ describe('routes that do not declare their access', () => {
         registerApiServer(Fastify(), {
           config,
           logger: silentLogger,
-          store: { appendMessages: async () => [], getOrCreateSession: async () => ({}) as never },
-          submit: async () => ({ status: 'started' }) as never,
-          bus: {} as never,
-          unavailableReason: () => undefined,
+          ingress: {} as never,
         }),
       ).toThrow(/enforces route access/);
     } finally {

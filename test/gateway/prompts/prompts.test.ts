@@ -92,6 +92,30 @@ describe('renderApprovalPrompt', () => {
     expect(prompt.text.match(/```/g)).toHaveLength(2);
   });
 
+  it('presents a file write as a write, with the content and what session approval covers', () => {
+    const write: ApprovalRequest = {
+      ...request('write_file ~/.bashrc: creates it with 18 bytes (sha256 abc)\nexport EDITOR=vim'),
+      action: 'file_write',
+      findings: [
+        { key: 'file write: ~/.bashrc', description: 'a shell start-up file (~/.bashrc)', tier: 'dangerous' },
+      ],
+    };
+    const prompt = renderApprovalPrompt(write, { now: 0 });
+    expect(prompt.text).toContain('wants to write a file');
+    expect(prompt.text).not.toContain('run a command');
+    expect(prompt.text).toContain('export EDITOR=vim');
+    expect(prompt.text).toContain('Why it was flagged: a shell start-up file (~/.bashrc)');
+    expect(prompt.text).toContain('this same file again');
+    expect(prompt.text).toContain('No answer means nothing is written.');
+    expect(prompt.fallbackText).toContain('/approve to make this write');
+    const read = renderApprovalPrompt(
+      { ...write, command: 'read_file ~/.ssh/id_rsa', action: 'file_read' },
+      { now: 0 },
+    );
+    expect(read.text).toContain('wants to read a file that holds secrets');
+    expect(read.text).toContain('NOT read');
+  });
+
   it('describes outcomes without ever looking pending', () => {
     expect(renderApprovalOutcome('once', 'Ada')).toContain('by Ada');
     expect(renderApprovalOutcome('timeout', undefined)).toContain('did NOT run');

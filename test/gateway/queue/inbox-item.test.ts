@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isHermesError } from '../../../src/errors/hermes-error.js';
 import { decodeInboxItem, encodeInboxItem, parseInboxItem } from '../../../src/gateway/queue/inbox-item.js';
-import { isJsonValue } from '../../../src/gateway/queue/is-json-value.js';
+import { isJsonValue } from '../../../src/lib/is-json-value.js';
 
 const base = {
   sessionKey: 'agent:main:api_server:dm:c1',

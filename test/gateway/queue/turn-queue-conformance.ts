@@ -152,6 +152,38 @@ export function describeTurnQueueConformance(name: string, factory: TurnQueueFac
       ]);
     });
 
+    it('a solo item is a turn of its own: never merged, never steering, run in arrival order', async () => {
+      for (const busyInputMode of ['queue', 'steer', 'interrupt'] as const) {
+        const queue = await make({ busyInputMode });
+        const key = session(`solo-${busyInputMode}`);
+        const gate = deferred();
+        const rec = recorder(async (turn, record) => {
+          if (turn.items[0]?.eventId === 's1') await gate.promise;
+          for (const item of await turn.takeSteering()) record.steered.push(item.eventId);
+        });
+        await queue.startWorkers(rec.handler, { concurrency: 4, onFailed: failures().onFailed });
+        const solo = (id: string) => ({ ...makeItem(key, id), solo: true });
+        expect((await queue.submit(solo('s1'))).status).toBe('started');
+        await waitFor(() => rec.turns.length === 1, 'first solo turn running');
+        for (const id of ['s2', 's3']) expect((await queue.submit(solo(id))).status).toBe('queued');
+        await queue.submit(makeItem(key, 'm4'));
+        await queue.submit(makeItem(key, 'm5'));
+        expect((await queue.submit(solo('s6'))).status).toBe('queued');
+        gate.resolve();
+        await waitFor(() => rec.handled(key).length === 6, `all six handled (${busyInputMode})`);
+        const turns = rec.turns.map((turn) => [...turn.eventIds, ...turn.steered]);
+        // Chat messages that arrive together may still share a turn; solo items never do.
+        expect(turns.filter((ids) => ids.some((id) => id.startsWith('s')))).toEqual([
+          ['s1'],
+          ['s2'],
+          ['s3'],
+          ['s6'],
+        ]);
+        expect(turns.flat()).toEqual(['s1', 's2', 's3', 'm4', 'm5', 's6']);
+        expect(rec.turns.every((turn) => turn.abortReason === undefined)).toBe(true);
+      }
+    });
+
     it('steer mode hands new messages to takeSteering (up to a resume item)', async () => {
       const queue = await make({ busyInputMode: 'steer' });
       const key = session('steer');

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../../src/app/create-gateway.js';
 import { loadConfig } from '../../../src/config/load-config.js';
-import { createGateway, type Gateway } from '../../../src/gateway/create-gateway.js';
-import { telegramAdapterFromConfig } from '../../../src/platforms/telegram/telegram-from-config.js';
+import { telegramAdapterFromConfig } from '../../../src/platforms/telegram/telegram-platform.js';
 import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
 import { type FakeTelegram, startFakeTelegram } from '../../fakes/fake-telegram.js';
 import { TOOLS_DIR, waitFor } from '../../gateway/e2e/gateway-kit.js';
@@ -52,7 +52,6 @@ describe('the gateway on Telegram in webhook mode', () => {
       adapters: [adapter],
     });
     if (gateway.app === undefined) throw new Error('no http server');
-    adapter.registerWebhookRoute(gateway.app);
     const address = await gateway.start();
     expect(fake.webhook).toEqual({ url: 'https://bot.example/telegram/webhook', secret: SECRET });
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isHermesError } from '../../../src/errors/hermes-error.js';
 import { createTelegramAdapter } from '../../../src/platforms/telegram/create-telegram-adapter.js';
-import { telegramAdapterFromConfig } from '../../../src/platforms/telegram/telegram-from-config.js';
+import { telegramAdapterFromConfig } from '../../../src/platforms/telegram/telegram-platform.js';
 import { secretMatches } from '../../../src/platforms/telegram/webhook-route.js';
 import { makeTempHome, silentLogger, testConfig } from '../../helpers/test-config.js';
 import { ANN, recordingSink, setupTelegram, type TelegramSetup, WEBHOOK_SECRET } from './telegram-kit.js';

@@ -223,6 +223,20 @@ describe.each(['embedded', 'bullmq'] as const)('webhook routes over HTTP (%s que
       expect(malformed.json).toMatchObject({ error: { type: 'invalid_json' } });
     });
 
+    it('refuses a deeply nested signed body with 400 before recording it, so the sender can still deliver', async () => {
+      await start();
+      const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+      const refused = await gw.post('gh', deep, githubHeaders(GITHUB_SECRET, deep, 'deep-1'));
+      expect(refused.status).toBe(400);
+      expect(refused.json).toMatchObject({ error: { type: 'payload_too_deep' } });
+      expect(fake.requests).toHaveLength(0);
+      // The same delivery id, now with a sane body, is taken: nothing was marked for the refusal.
+      const body = JSON.stringify({ action: 'opened', issue: { title: 'fine' } });
+      const accepted = await gw.post('gh', body, githubHeaders(GITHUB_SECRET, body, 'deep-1'));
+      expect(accepted.status).toBe(202);
+      await gw.settledRun('gh', String(accepted.json['run_id']), GITHUB_SECRET);
+    });
+
     it('answers 413 for a body over max_body_bytes', async () => {
       await start();
       const big = JSON.stringify({ blob: 'x'.repeat(2048) });

@@ -6,9 +6,9 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
+import { createGateway, type Gateway } from '../../../src/app/create-gateway.js';
 import { loadConfig } from '../../../src/config/load-config.js';
-import { createGateway, type Gateway } from '../../../src/gateway/create-gateway.js';
-import type { InboxItem, SubmitResult } from '../../../src/gateway/queue/turn-queue.js';
+import type { Ingress } from '../../../src/platforms/ingress.js';
 import type { DeliverToChat } from '../../../src/platforms/webhook/deliver-run-result.js';
 import { registerWebhookPlatform } from '../../../src/platforms/webhook/register-webhook-platform.js';
 import { deleteKeys, type QueueMode, REDIS_URL, waitFor } from '../../gateway/e2e/gateway-kit.js';
@@ -48,9 +48,7 @@ export async function startWebhookGateway(options: {
   /** Wins over the gateway's own check (a test can pretend no model is configured). */
   readonly unavailableReason?: () => string | undefined;
   /** Wraps the queue's submit (a test can make it fail). */
-  readonly wrapSubmit?: (
-    submit: (item: InboxItem) => Promise<SubmitResult>,
-  ) => (item: InboxItem) => Promise<SubmitResult>;
+  readonly wrapSubmit?: (submit: Ingress['submit']) => Ingress['submit'];
 }): Promise<WebhookGateway> {
   const home = mkdtempSync(join(tmpdir(), 'hermes-wh-'));
   const workdir = mkdtempSync(join(tmpdir(), 'hermes-wh-work-'));
@@ -89,10 +87,11 @@ export async function startWebhookGateway(options: {
   registerWebhookPlatform(gateway.app!, {
     config,
     logger: silentLogger,
-    store: gateway.store,
-    submit: (options.wrapSubmit ?? ((submit) => submit))((item) => gateway.queue.submit(item)),
-    bus: gateway.bus,
-    unavailableReason: options.unavailableReason ?? gateway.unavailableReason,
+    ingress: {
+      ...gateway.ingress,
+      submit: (options.wrapSubmit ?? ((submit) => submit))((item) => gateway.ingress.submit(item)),
+      unavailableReason: options.unavailableReason ?? gateway.unavailableReason,
+    },
     ...(options.deliverToChat !== undefined ? { deliverToChat: options.deliverToChat } : {}),
   });
   const origin = (await gateway.start()) ?? '';

@@ -99,6 +99,21 @@ describe('standard webhooks scheme', () => {
     });
   });
 
+  it('signs the body as UTF-8 text (the standardwebhooks package): a body that is not UTF-8 does not verify', () => {
+    const raw = Buffer.from([0x7b, 0xff, 0x7d]);
+    const id = 'msg_bin';
+    const overBytes = `v1,${createHmac('sha256', secretKey(secret)).update(`${id}.${stamp}.`).update(raw).digest('base64')}`;
+    const headers = { 'webhook-id': id, 'webhook-timestamp': stamp, 'webhook-signature': overBytes };
+    expect(verifyWebhookRequest({ scheme: 'standard', secret, headers, body: raw, nowMs: NOW })).toEqual({
+      ok: false,
+      reason: 'mismatch',
+    });
+    // Valid UTF-8 signs the same either way.
+    const text = Buffer.from('{"név":"ünïcödé ✓"}');
+    const overText = `v1,${createHmac('sha256', secretKey(secret)).update(`${id}.${stamp}.`).update(text).digest('base64')}`;
+    expect(standardSignature(secret, id, stamp, text)).toBe(overText);
+  });
+
   it('signs callbacks with a fresh timestamp and the given message id', () => {
     const headers = signingHeaders({ scheme: 'standard', secret, body, messageId: 'run_1', nowMs: NOW });
     expect(headers['webhook-id']).toBe('run_1');

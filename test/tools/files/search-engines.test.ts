@@ -27,6 +27,7 @@ const query = (extra: Partial<SearchQuery> = {}): SearchQuery => ({
   offset: 0,
   limit: 50,
   signal: new AbortController().signal,
+  protectedFile: () => false,
   ...extra,
 });
 

@@ -70,6 +70,19 @@ describe('docker backend', () => {
     ]);
   });
 
+  it('forwards the passed-through variables by name only', () => {
+    const t = terminal({ docker: { container: 'box', binary: 'docker' } });
+    expect(
+      dockerArgs({
+        command: 'env',
+        workdir: undefined,
+        input: undefined,
+        terminal: t,
+        passedThrough: ['GITHUB_PAT'],
+      }),
+    ).toEqual(['exec', '-e', 'GITHUB_PAT', 'box', 'bash', '-lc', 'env']);
+  });
+
   it('resolves workdir inside the container', () => {
     const withBase = terminal({ docker: { container: 'box', workdir: '/app', binary: 'docker' } });
     expect(dockerBackend.resolveWorkdir(undefined, '/host', withBase)).toBe('/app');
@@ -141,6 +154,23 @@ describe('ssh backend', () => {
       '--',
       'ci@build.example',
       'uname -a',
+    ]);
+  });
+
+  it('offers the passed-through variables with SendEnv, values never on the command line', () => {
+    const t = terminal({ ssh: { host: 'h', port: 22, binary: 'ssh' } });
+    const args = sshArgs({ command: 'env', workdir: undefined, terminal: t, passedThrough: ['GITHUB_PAT'] });
+    expect(args.slice(0, 10)).toEqual([
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'ConnectTimeout=15',
+      '-T',
+      '-p',
+      '22',
+      '-o',
+      'SendEnv=GITHUB_PAT',
+      '--',
     ]);
   });
 

@@ -3,11 +3,18 @@ import { HermesError } from '../../../errors/hermes-error.js';
 import { findExecutable } from '../find-executable.js';
 import type { PlanInput, TerminalBackend, TerminalConfig } from './backend-types.js';
 
-/** `docker exec [-i] [-u user] [-w workdir] <container> bash -lc <command>`. */
-export function dockerArgs(input: Pick<PlanInput, 'command' | 'workdir' | 'input' | 'terminal'>): string[] {
+/**
+ * `docker exec [-i] [-e NAME…] [-u user] [-w workdir] <container> bash -lc <command>`. `-e NAME`
+ * (no value: docker reads it from its own environment, so it is never on a command line) forwards
+ * each variable `terminal.env_passthrough` let through; nothing else reaches the container.
+ */
+export function dockerArgs(
+  input: Pick<PlanInput, 'command' | 'workdir' | 'input' | 'terminal' | 'passedThrough'>,
+): string[] {
   const docker = input.terminal.docker;
   const args = ['exec'];
   if (input.input !== undefined) args.push('-i');
+  for (const name of input.passedThrough ?? []) args.push('-e', name);
   if (docker.user !== undefined) args.push('-u', docker.user);
   if (input.workdir !== undefined) args.push('-w', input.workdir);
   args.push(docker.container ?? '', 'bash', '-lc', input.command);
@@ -17,6 +24,7 @@ export function dockerArgs(input: Pick<PlanInput, 'command' | 'workdir' | 'input
 /** Runs commands inside an already running container through the docker CLI. */
 export const dockerBackend: TerminalBackend = {
   name: 'docker',
+  clientEnvNames: ['DOCKER_HOST', 'DOCKER_CONTEXT', 'DOCKER_CONFIG', 'DOCKER_CERT_PATH', 'DOCKER_TLS_VERIFY'],
   check(terminal: TerminalConfig, env) {
     const docker = terminal.docker;
     if (docker.container === undefined) {

@@ -14,10 +14,17 @@ export function remoteCommand(command: string, workdir: string | undefined): str
   return `cd ${target} || exit 1\n${command}`;
 }
 
-/** `ssh -o BatchMode=yes [-p port] [-i identity] -- [user@]host <remote command>`. */
-export function sshArgs(input: Pick<PlanInput, 'command' | 'workdir' | 'terminal'>): string[] {
+/**
+ * `ssh -o BatchMode=yes [-o SendEnv=NAME…] [-p port] [-i identity] -- [user@]host <remote command>`.
+ * Variables `terminal.env_passthrough` let through are offered with SendEnv (the server must
+ * accept them with AcceptEnv); their values never appear on a command line.
+ */
+export function sshArgs(
+  input: Pick<PlanInput, 'command' | 'workdir' | 'terminal' | 'passedThrough'>,
+): string[] {
   const ssh = input.terminal.ssh;
   const args = ['-o', 'BatchMode=yes', '-o', 'ConnectTimeout=15', '-T', '-p', String(ssh.port)];
+  for (const name of input.passedThrough ?? []) args.push('-o', `SendEnv=${name}`);
   if (ssh.identity_file !== undefined) args.push('-i', ssh.identity_file);
   const destination = ssh.user !== undefined ? `${ssh.user}@${ssh.host ?? ''}` : (ssh.host ?? '');
   args.push('--', destination, remoteCommand(input.command, input.workdir));
@@ -27,6 +34,7 @@ export function sshArgs(input: Pick<PlanInput, 'command' | 'workdir' | 'terminal
 /** Runs commands on another machine through the system ssh client (keys only, never a prompt). */
 export const sshBackend: TerminalBackend = {
   name: 'ssh',
+  clientEnvNames: ['SSH_AUTH_SOCK'],
   check(terminal: TerminalConfig, env) {
     const ssh = terminal.ssh;
     if (ssh.host === undefined)

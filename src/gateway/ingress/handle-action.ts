@@ -1,0 +1,110 @@
+import type { InboundAction, InboundResult, PlatformAdapter } from '../../platforms/adapter.js';
+import type { ControlDeps } from '../control-deps.js';
+import { editPrompt, settleApprovalPrompt } from '../outbound/approval-decisions.js';
+import { parseActionData } from '../prompts/action-data.js';
+import type { ActionPromptRecord } from '../store/action-prompt-store.js';
+
+const CHOICE_TEXT = {
+  once: 'allowed once',
+  session: 'allowed for this session',
+  always: 'always allowed',
+  deny: 'denied',
+} as const;
+
+export const NO_USER_NOTICE =
+  'This answer does not say who sent it, so it cannot be taken. Nothing was changed.';
+export const OTHER_CHAT_NOTICE =
+  'This button belongs to a prompt shown in another chat or thread; answer it there. Nothing was changed.';
+
+/**
+ * True when an action comes from the chat (and thread) its prompt was shown in: a decision
+ * counts only where the question was asked, whoever sends it.
+ */
+function sameChat(prompt: Pick<ActionPromptRecord, 'chatId' | 'threadId'>, event: InboundAction): boolean {
+  return prompt.chatId === event.chat.chatId && (prompt.threadId ?? '') === (event.chat.threadId ?? '');
+}
+
+/**
+ * A button press on a prompt. Every check happens before anything changes: the data must parse,
+ * the clicker must be named, the prompt must exist and have been shown in the chat (and thread)
+ * the press comes from, the clicker must be the requester or an admin, and the gate must accept
+ * the decision (pending, not expired, same command). Anything else gets a short notice.
+ */
+export async function handleAction(
+  deps: ControlDeps,
+  adapters: ReadonlyMap<string, PlatformAdapter>,
+  event: InboundAction,
+  isAdmin: boolean,
+): Promise<InboundResult> {
+  const parsed = parseActionData(event.data);
+  if (parsed === undefined) return { status: 'answered', notice: 'This button is not valid.' };
+  // A decision names who took it: the requester check cannot hold for an anonymous click.
+  if (event.sender.userId.trim() === '') {
+    return { status: 'answered', notice: NO_USER_NOTICE };
+  }
+  const who = event.sender.userName ?? event.sender.userId;
+
+  if (parsed.kind === 'clarify') {
+    const prompt = await deps.store.getActionPrompt(parsed.promptId);
+    if (prompt === undefined || prompt.kind !== 'clarify' || prompt.platform !== event.platform) {
+      return { status: 'answered', notice: 'This question is not known (any more).' };
+    }
+    if (!sameChat(prompt, event)) return { status: 'answered', notice: OTHER_CHAT_NOTICE };
+    if (prompt.resolved !== undefined)
+      return { status: 'answered', notice: 'This question was already answered.' };
+    if (prompt.userId !== undefined && prompt.userId !== event.sender.userId && !isAdmin) {
+      return { status: 'answered', notice: 'Only the person who was asked can answer.' };
+    }
+    const answer = prompt.choices[parsed.choice];
+    if (answer === undefined) return { status: 'answered', notice: 'This button is not valid.' };
+    if (
+      !(await deps.store.resolveActionPrompt(prompt.promptId, {
+        outcome: 'answered',
+        resolvedBy: who,
+        at: deps.now(),
+      }))
+    ) {
+      return { status: 'answered', notice: 'This question was already answered.' };
+    }
+    await editPrompt(deps, adapters, prompt, `❓ Answered by ${who}: ${answer}`);
+    await deps.runner.resume({ turnId: prompt.turnId, parkId: prompt.parkId, answer });
+    return { status: 'answered', notice: `Answered: ${answer}` };
+  }
+
+  const prompt = await deps.store.findActionPromptByRequest(parsed.requestId);
+  if (prompt === undefined || prompt.platform !== event.platform) {
+    return { status: 'answered', notice: 'This approval is not known (any more). Nothing was changed.' };
+  }
+  if (!sameChat(prompt, event)) {
+    deps.logger.warn(
+      {
+        sessionKey: prompt.sessionKey,
+        platform: event.platform,
+        chatId: event.chat.chatId,
+        userId: event.sender.userId,
+      },
+      'approval click from another chat refused',
+    );
+    return { status: 'answered', notice: OTHER_CHAT_NOTICE };
+  }
+  const report = await deps.approvals.decide(parsed.requestId, parsed.choice, {
+    userId: event.sender.userId,
+    admin: isAdmin,
+  });
+  switch (report.status) {
+    case 'recorded':
+      await settleApprovalPrompt(deps, adapters, prompt, parsed.choice, who);
+      return { status: 'answered', notice: `Done: ${CHOICE_TEXT[parsed.choice]}.` };
+    case 'already_decided':
+      return { status: 'answered', notice: 'This was already decided. Nothing was changed.' };
+    case 'expired':
+      await settleApprovalPrompt(deps, adapters, prompt, 'timeout', undefined);
+      return { status: 'answered', notice: 'Too late: this approval expired and the command did not run.' };
+    case 'forbidden':
+      return { status: 'answered', notice: 'Only the person who asked, or an admin, can decide this.' };
+    case 'scope_refused':
+      return { status: 'answered', notice: 'That choice is not available for this command.' };
+    default:
+      return { status: 'answered', notice: 'This approval is not valid. Nothing was changed.' };
+  }
+}

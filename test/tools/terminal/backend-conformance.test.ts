@@ -1,0 +1,5 @@
+import { backendConformance } from './backend-conformance.js';
+import { sandboxUnavailableReason } from './sandbox-kit.js';
+
+backendConformance('local');
+backendConformance('sandbox', sandboxUnavailableReason());
