@@ -174,6 +174,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         maxBytes: config.platforms.discord.download_max_bytes,
         inboxDir: join(config.home, 'inbox', 'discord'),
         attachImages: config.model.vision_model === undefined,
+        describeError: (error) => errorMessage(error, token),
       }),
   });
 

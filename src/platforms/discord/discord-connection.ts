@@ -1,5 +1,6 @@
 import { type Client, Events } from 'discord.js';
 import type { Logger } from 'pino';
+import { backoffDelay } from '../../lib/backoff-delay.js';
 import type { AdapterHealth } from '../adapter.js';
 import { errorMessage, isTokenRejected } from './discord-errors.js';
 
@@ -103,7 +104,7 @@ export function createDiscordConnection(options: DiscordConnectionOptions): Disc
     if (phase === 'stopped' || phase === 'fatal' || phase === 'waiting') return;
     const old = client;
     failures += 1;
-    const full = Math.min(MAX_BACKOFF_MS, options.backoffMs * 2 ** Math.min(failures - 1, 16));
+    const full = backoffDelay(failures, options.backoffMs, MAX_BACKOFF_MS);
     const delay = Math.round(full / 2 + (full / 2) * Math.random());
     logger.warn({ reason, retryInMs: delay, attempt: failures }, 'discord connection replaced');
     lastError = reason;

@@ -1,5 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { pause } from '../../lib/abortable-sleep.js';
+import { backoffDelay } from '../../lib/backoff-delay.js';
+import { createOrderedDispatcher } from '../shared/ordered-dispatcher.js';
 
 /** What happened to one attempt at handing an event over (reported to `observe`). */
 export type AttemptOutcome = 'done' | 'failed' | 'gave_up';
@@ -28,94 +30,66 @@ export interface DispatchJob {
 export interface EventDispatcher {
   /** Runs a job unless the same event id is running or recently done; resolves when settled. */
   dispatch(job: DispatchJob): Promise<void>;
-  /** Resolves when nothing is running; stops waiting retries. */
+  /** Resolves when nothing is running. */
   idle(): Promise<void>;
+  /** Stops waiting between attempts (the attempt in progress finishes). */
   close(): void;
 }
 
-const RECENT_CAP = 4_096;
-
 /**
- * Hands Discord events to the gateway: in order per lane (a channel, a thread, a DM), each event
- * once (a resumed gateway session may replay one), retried in place with growing pauses when the
- * gateway could not take it — the events behind it in the lane wait, so order holds — and given
- * up after `maxAttempts`, with the user told.
+ * Hands Discord events to the gateway on the shared ordered dispatcher (order per lane — a
+ * channel, a thread, a DM — and each event once, since a resumed session may replay one). Discord
+ * never delivers an event again, so a failed hand-over is retried here, in place, with growing
+ * pauses: the events behind it in the lane wait and order holds. After `maxAttempts` it is given
+ * up and the user is told.
  */
 export function createEventDispatcher(options: EventDispatcherOptions): EventDispatcher {
-  const { logger } = options;
-  const lanes = new Map<string, Promise<unknown>>();
-  const inFlight = new Map<string, Promise<void>>();
-  const recent = new Set<string>();
   const closing = new AbortController();
+  const ordered = createOrderedDispatcher({
+    logger: options.logger,
+    what: 'discord event',
+    // The retries happen inside one job (below); its one failure is the final one.
+    maxFailures: 1,
+    describeError: options.describe,
+  });
 
-  function remember(eventId: string): void {
-    recent.add(eventId);
-    if (recent.size > RECENT_CAP) {
-      const oldest = recent.values().next();
-      if (!oldest.done) recent.delete(oldest.value);
-    }
-  }
-
-  async function attempts(job: DispatchJob): Promise<void> {
+  async function attempts(job: DispatchJob, failed: { error?: unknown }): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
         await job.run();
-        remember(job.eventId);
         options.observe?.(job.eventId, 'done');
         return;
       } catch (error) {
         const last = attempt >= options.maxAttempts || closing.signal.aborted;
         options.observe?.(job.eventId, last ? 'gave_up' : 'failed');
         if (last) {
-          logger.error(
-            { eventId: job.eventId, attempts: attempt, err: options.describe(error) },
-            'discord event given up after repeated failures',
-          );
-          remember(job.eventId);
-          await job
-            .giveUp(error)
-            .catch((giveUpError: unknown) =>
-              logger.warn({ err: options.describe(giveUpError) }, 'discord: could not tell the user'),
-            );
-          return;
+          failed.error = error;
+          throw error;
         }
-        logger.warn(
+        options.logger.warn(
           { eventId: job.eventId, attempt, err: options.describe(error) },
           'discord event not taken by the gateway; trying again',
         );
-        const delay = Math.min(30_000, options.backoffMs * 2 ** (attempt - 1));
-        await sleep(delay, undefined, { signal: closing.signal }).catch(() => undefined);
+        await pause(backoffDelay(attempt, options.backoffMs, 30_000), closing.signal);
       }
     }
   }
 
   return {
-    dispatch(job) {
-      if (recent.has(job.eventId)) return Promise.resolve();
-      const running = inFlight.get(job.eventId);
-      if (running !== undefined) return running;
-      let current: Promise<void>;
-      if (job.lane === undefined) {
-        current = attempts(job);
-      } else {
-        const lane = job.lane;
-        const previous = lanes.get(lane) ?? Promise.resolve();
-        current = previous.then(
-          () => attempts(job),
-          () => attempts(job),
-        );
-        lanes.set(lane, current);
-        void current.finally(() => {
-          if (lanes.get(lane) === current) lanes.delete(lane);
-        });
-      }
-      inFlight.set(job.eventId, current);
-      void current.finally(() => inFlight.delete(job.eventId));
-      return current;
+    async dispatch(job) {
+      const failed: { error?: unknown } = {};
+      await ordered.dispatch(job.eventId, () => ({
+        ...(job.lane !== undefined ? { lane: job.lane } : {}),
+        run: () => attempts(job, failed),
+        giveUp: () =>
+          job
+            .giveUp(failed.error)
+            .catch((error: unknown) =>
+              options.logger.warn({ err: options.describe(error) }, 'discord: could not tell the user'),
+            ),
+      }));
     },
-    async idle() {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()]);
-    },
+    idle: () => ordered.idle(),
     close() {
       closing.abort();
     },

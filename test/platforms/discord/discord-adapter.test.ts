@@ -159,7 +159,7 @@ describe('discord adapter (real discord.js against the fake Discord)', () => {
     expect(notice?.replyTo?.messageId).toBe(doomed.id);
   });
 
-  it('fetches attachments within the cap into the inbox; images also go to the model', async () => {
+  it('fetches attachments within the cap into the inbox (shared inbound-file part); images also go to the model', async () => {
     const { fake, recorder, home } = await started({ yaml: '    download_max_bytes: 1000' });
     const png = Buffer.from('89504e470d0a1a0a', 'hex');
     fake.dm({
@@ -174,7 +174,7 @@ describe('discord adapter (real discord.js against the fake Discord)', () => {
     await poll(() => recorder.events.length > 0, 'the message');
     const event = recorder.events[0];
     if (event?.kind !== 'message') throw new Error('expected a message');
-    expect(event.text).toMatch(new RegExp(`^look\\n\\n\\[image saved at ${home}/inbox/discord/`));
+    expect(event.text).toMatch(new RegExp(`^look\\n\\n\\[photo saved at ${home}/inbox/discord/`));
     expect(event.text).toMatch(/\[file saved at [^\]]*notes\.txt\]/);
     expect(event.text).not.toMatch(/\.\.\//);
     expect(event.text).toMatch(/huge\.bin" not downloaded: 5 KB is over the 1000 bytes limit/);
