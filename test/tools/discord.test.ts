@@ -1,14 +1,19 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApprovalGate } from '../../src/approval/create-approval-gate.js';
+import { createMemoryApprovalStore } from '../../src/approval/memory-approval-store.js';
 import { isHermesError } from '../../src/errors/hermes-error.js';
 import { createDiscordRest } from '../../src/platforms/discord/discord-rest.js';
 import { createDiscordToolOperations } from '../../src/platforms/discord/discord-tool-service.js';
+import { ToolPause } from '../../src/registry/tool-pause.js';
 import type { ToolServices } from '../../src/registry/tool-services.js';
 import type { ToolContext } from '../../src/registry/tool-types.js';
 import { discordConversation } from '../../src/tools/discord/discord-conversation.js';
 import { discordTool } from '../../src/tools/discord.js';
 import { discordAdminTool } from '../../src/tools/discord-admin.js';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/fake-discord.js';
-import { makeTempHome, testConfig, testServices } from '../helpers/test-config.js';
+import { makeTempHome, silentLogger, testConfig, testServices } from '../helpers/test-config.js';
 
 let fake: FakeDiscord;
 let temp: ReturnType<typeof makeTempHome>;
@@ -155,7 +160,7 @@ describe('the discord_admin tool', () => {
     expect(fake.world.channels.get(fake.seed.channels.general)?.rateLimitPerUser).toBe(0);
   });
 
-  it('is unavailable without an approval gate that can judge actions, and never acts ungated', async () => {
+  it('is unavailable without an approval gate, and never acts ungated', async () => {
     expect(discordAdminTool.checkFn?.(services)).toMatchObject({ ok: false });
     const args = discordAdminTool.parameters.parse({ action: 'set_slowmode', seconds: 30 });
     const owner = fake.seed.users.owner.id;
@@ -163,5 +168,70 @@ describe('the discord_admin tool', () => {
       await failure(Promise.resolve(discordAdminTool.handler(args, ctx(channelKey(), owner)))),
     ).toMatchObject({ code: 'command_denied' });
     expect(fake.world.channels.get(fake.seed.channels.general)?.rateLimitPerUser).toBe(0);
+  });
+
+  /** Services with the real approval gate on `yaml` (config.yaml of a fresh home). */
+  function gated(yaml: string) {
+    writeFileSync(join(temp.home, 'config.yaml'), yaml);
+    const config = testConfig(temp.home);
+    const gate = createApprovalGate({ config, store: createMemoryApprovalStore(), logger: silentLogger });
+    return { ...services, config, approvalGate: gate } satisfies ToolServices;
+  }
+  const ownerCtx = (withServices: ToolServices) => ({
+    ...ctx(channelKey(), fake.seed.users.owner.id),
+    services: withServices,
+  });
+  const admin = (args: Record<string, unknown>, withServices: ToolServices) =>
+    Promise.resolve(
+      discordAdminTool.handler(discordAdminTool.parameters.parse(args), ownerCtx(withServices)),
+    );
+
+  it('asks a human before a moderation action: the turn pauses with the exact target and values', async () => {
+    const withGate = gated('approvals:\n  mode: manual\n');
+    let paused: unknown;
+    try {
+      await admin(
+        { action: 'timeout', user_id: fake.seed.users.bob.id, minutes: 60, reason: 'spam' },
+        withGate,
+      );
+    } catch (error) {
+      paused = error;
+    }
+    expect(paused).toBeInstanceOf(ToolPause);
+    const request = (paused as ToolPause).payload as {
+      action: string;
+      command: string;
+      findings: { tier: string }[];
+    };
+    expect(request.action).toBe('discord_admin');
+    expect(request.command).toContain(`timeout member ${fake.seed.users.bob.id}`);
+    expect(request.command).toContain('60 minutes');
+    expect(request.findings.map((f) => f.tier)).toEqual(['dangerous']);
+    expect(
+      fake.world.guild(fake.seed.guildId).members.get(fake.seed.users.bob.id)?.communicationDisabledUntil ??
+        null,
+    ).toBeNull();
+  });
+
+  it('refuses outright what approvals.deny forbids, and acts when approvals are off', async () => {
+    const denied = gated("approvals:\n  deny: ['discord_admin timeout *']\n");
+    expect(
+      await failure(admin({ action: 'timeout', user_id: fake.seed.users.bob.id, minutes: 5 }, denied)),
+    ).toMatchObject({ code: 'command_denied', message: /deny rule/ });
+
+    const open = gated('approvals:\n  mode: "off"\n');
+    const result = (await admin({ action: 'set_slowmode', seconds: 30, reason: 'heated thread' }, open)) as {
+      seconds: number;
+    };
+    expect(result.seconds).toBe(30);
+    expect(fake.world.channels.get(fake.seed.channels.general)?.rateLimitPerUser).toBe(30);
+    const patch = fake.callsTo('PATCH /channels/:channel_id').at(-1);
+    expect(patch?.reason).toBe('heated thread');
+    await admin({ action: 'timeout', user_id: fake.seed.users.bob.id, minutes: 10 }, open);
+    expect(
+      fake.world.guild(fake.seed.guildId).members.get(fake.seed.users.bob.id)?.communicationDisabledUntil,
+    ).toMatch(/T/);
+    await admin({ action: 'set_topic', topic: 'Release day' }, open);
+    expect(fake.world.channels.get(fake.seed.channels.general)?.topic).toBe('Release day');
   });
 });

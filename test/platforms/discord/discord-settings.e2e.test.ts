@@ -38,7 +38,13 @@ describe('the gateway on Discord: settings, expiry, clarify, home channel', () =
     const started = await startFakeDiscord({ heartbeatIntervalMs: 250 });
     fake = started;
     const { alice } = started.seed.users;
-    dirs = gatewayHome(['gateway:', `  allowed_users: ["discord:${alice.id}"]`, ...yaml(started)].join('\n'));
+    const lines = yaml(started);
+    // Lines starting with two spaces continue the gateway: section.
+    const gatewayLines = lines.filter((line) => line.startsWith('  admin_users'));
+    const rest = lines.filter((line) => !gatewayLines.includes(line));
+    dirs = gatewayHome(
+      ['gateway:', `  allowed_users: ["discord:${alice.id}"]`, ...gatewayLines, ...rest].join('\n'),
+    );
     running = await startDiscordGateway({ fake: started, model, ...dirs, env: env(started) });
     return { fake: started, gw: running };
   }
@@ -143,5 +149,39 @@ describe('the gateway on Discord: settings, expiry, clarify, home channel', () =
     });
     expect(posted.status).toBe(202);
     await waitFor(() => botTexts(f, random).includes('Disk on db1 is 95% full.'));
+  });
+
+  it('runs discord_admin only after an admin approves it with the buttons', async () => {
+    const { fake: f } = await start((x) => [
+      `  admin_users: ["discord:${x.seed.users.owner.id}"]`,
+      'platforms:',
+      '  discord:',
+      '    auto_thread: false',
+    ]);
+    const { general } = f.seed.channels;
+    const { owner } = f.seed.users;
+    model.script(
+      {
+        content: '',
+        toolCalls: [
+          {
+            name: 'discord_admin',
+            arguments: JSON.stringify({ action: 'set_slowmode', seconds: 45, reason: 'calm down' }),
+          },
+        ],
+      },
+      { content: 'Slowmode is on.' },
+    );
+    f.say(general, { authorId: owner.id, content: `<@${f.bot.id}> slow this channel down` });
+    await waitFor(() => prompt(f, general) !== undefined);
+    const shown = prompt(f, general) as FakeMessage;
+    expect(shown.content).toMatch(/moderate this Discord server/);
+    expect(shown.content).toContain('set_slowmode');
+    expect(shown.content).toContain('45 seconds');
+    expect(f.world.channels.get(general)?.rateLimitPerUser).toBe(0);
+    f.click({ messageId: shown.id, userId: owner.id, label: 'Allow once' });
+    await waitFor(() => botTexts(f, general).includes('Slowmode is on.'));
+    expect(f.world.channels.get(general)?.rateLimitPerUser).toBe(45);
+    expect(f.callsTo('PATCH /channels/:channel_id').at(-1)?.reason).toBe('calm down');
   });
 });
