@@ -7,6 +7,7 @@ import { createMemoryApprovalStore } from '../approval/memory-approval-store.js'
 import { createRedisApprovalStore } from '../approval/redis-approval-store.js';
 import { createSmartReviewer, type SmartReviewer } from '../approval/smart-reviewer.js';
 import type { Config } from '../config/config-schema.js';
+import { resolvePlatformAccess } from '../gateway/access/access-policy.js';
 import { type AgentTaskTable, createAgentTaskTable } from '../gateway/turn/agent-task-table.js';
 import { createModelClient } from '../gateway/turn/create-model-client.js';
 import { createSubAgentRunner } from '../gateway/turn/create-sub-agent-runner.js';
@@ -14,11 +15,13 @@ import {
   createResumableApprovalGate,
   type ResumableApprovalGate,
 } from '../gateway/turn/resumable-approval-gate.js';
+import { discordToolOperationsFromConfig } from '../platforms/discord/discord-tool-service.js';
 import { createRegistry, type Registry } from '../registry/create-registry.js';
 import { type DiscoveryReport, discoverTools } from '../registry/discover-tools.js';
 import type { ToolServices } from '../registry/tool-services.js';
 import { createToolsets, type Toolsets } from '../registry/toolsets.js';
 import type { SessionSearchService } from '../tools/agent/agent-services.js';
+import type { DiscordToolService } from '../tools/discord/discord-services.js';
 import { MemoryStore } from '../tools/memory/memory-store.js';
 import { type CommandGroupLedger, createCommandGroupLedger } from '../tools/terminal/command-group-ledger.js';
 import { createProcessTable, type ProcessTable } from '../tools/terminal/process-table.js';
@@ -114,6 +117,7 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     todoStore,
     subAgent,
     ...(options.sessionSearch !== undefined ? { sessionSearch: options.sessionSearch } : {}),
+    ...discordService(config),
   };
   const registry = createRegistry({ services, logger });
   const discovery = await discoverTools({
@@ -151,6 +155,14 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
       return closing;
     },
   };
+}
+
+/** The Discord tools' service (REST only, so workers have it too) when DISCORD_BOT_TOKEN is set. */
+function discordService(config: Config): { discord?: DiscordToolService } {
+  const operations = discordToolOperationsFromConfig(config);
+  if (operations === undefined) return {};
+  const admins = resolvePlatformAccess(config, 'discord').adminUsers;
+  return { discord: { ...operations, isAdmin: (userId) => userId !== '' && admins.has(userId) } };
 }
 
 function optionalReviewer(config: Config, logger: Logger): { smartReviewer?: SmartReviewer } {

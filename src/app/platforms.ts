@@ -1,4 +1,5 @@
 import { apiServerPlatform } from '../platforms/api-server/api-server-platform.js';
+import { discordPlatform } from '../platforms/discord/discord-platform.js';
 import type { PlatformDefinition } from '../platforms/platform.js';
 import { telegramPlatform } from '../platforms/telegram/telegram-platform.js';
 import { webhookPlatform } from '../platforms/webhook/webhook-platform.js';
@@ -14,4 +15,5 @@ export const PLATFORMS: readonly PlatformDefinition[] = [
   apiServerPlatform,
   webhookPlatform,
   telegramPlatform,
+  discordPlatform,
 ];

@@ -16,6 +16,7 @@ const NOUN: Record<ApprovalSubject, string> = {
   command: 'command',
   file_write: 'file write',
   file_read: 'file read',
+  discord_admin: 'Discord admin action',
 };
 
 /** "this command" / "this file write" / "this file read". */
@@ -27,8 +28,13 @@ export function subjectNoun(subject: ApprovalSubject): string {
 const NO_FILE_WORKAROUND =
   'Do not retry it, do not try another path, link or copy of the same file, and do not use the terminal or another tool to reach the same result.';
 
+/** A moderation action: no other tool, command or wording may be used to get the same effect. */
+const NO_ADMIN_WORKAROUND =
+  'Do not retry it, do not rephrase it, and do not use another tool or a command to reach the same result.';
+
 function workaround(subject: ApprovalSubject): string {
-  return subject === 'command' ? NO_WORKAROUND : NO_FILE_WORKAROUND;
+  if (subject === 'command') return NO_WORKAROUND;
+  return subject === 'discord_admin' ? NO_ADMIN_WORKAROUND : NO_FILE_WORKAROUND;
 }
 
 export function hardlineMessage(description: string, subject: ApprovalSubject = 'command'): string {

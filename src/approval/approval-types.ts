@@ -17,8 +17,11 @@ export interface DetectResult {
 export type ApprovalScope = 'once' | 'session' | 'always';
 export type ApprovalChoice = ApprovalScope | 'deny';
 
-/** A gated action that is not a shell command: a file tool writing or reading a sensitive file. */
-export type ActionKind = 'file_write' | 'file_read';
+/**
+ * A gated action that is not a shell command: a file tool writing or reading a sensitive file, or
+ * a Discord moderation action (`discord_admin`: channel topic, slowmode, member timeout).
+ */
+export type ActionKind = 'file_write' | 'file_read' | 'discord_admin';
 
 /**
  * A non-command action to check, with findings the caller computed (the file tools classify the

@@ -198,6 +198,10 @@ const telegramSchema = z
   })
   .strict();
 
+/** A Discord snowflake (user, role, channel or guild id). */
+const discordId = z.string().regex(/^\d{1,20}$/, 'a Discord id (digits only)');
+const discordIds = z.array(discordId);
+
 const discordSchema = z
   .object({
     /** Platform users who may run admin commands and decide for others. */
@@ -209,6 +213,41 @@ const discordSchema = z
     bot_token: z.string().min(1).optional(),
     api_root: z.url().optional(),
     allowed_users: csv.default([]),
+    // --- Discord adapter settings (Hermes' DISCORD_* names; see docs/platforms/discord.md) ---
+    /** Role ids whose members may talk to the bot (either a user id or a role grants access). */
+    allowed_roles: discordIds.default([]),
+    /** Channel (or thread) id that webhook routes delivering to `chat_id: home` use until /sethome picks one. */
+    home_channel: discordId.optional(),
+    /** In server channels, answer only when @-mentioned or replied to (free-response channels excepted). */
+    require_mention: z.boolean().default(true),
+    /** Channel ids where every message is answered without a mention (their threads too). */
+    free_response_channels: discordIds.default([]),
+    /** A mention in a server channel opens a thread named after the message, and the answer goes there. */
+    auto_thread: z.boolean().default(true),
+    /** Messages of other bots: `none` (ignored), `mentions` (only when they mention the bot) or `all`. */
+    allow_bots: z.enum(['none', 'mentions', 'all']).default('none'),
+    /** React 👀 when a message is taken, then ✅ when answered or ❌ when the turn failed. */
+    reactions: z.boolean().default(true),
+    /** Channel ids never answered in (their threads neither). */
+    ignored_channels: discordIds.default([]),
+    /** When not empty: the only channel ids answered in (their threads too); DMs are not affected. */
+    allowed_channels: discordIds.default([]),
+    /**
+     * Where the chat commands are registered as slash commands: `off`, `guild` (each server the bot
+     * is in, shown at once) or `global` (every server and DMs). Hermes' `safe` and `bulk` mean `global`.
+     */
+    command_sync: z
+      .preprocess(
+        (value) => (value === 'safe' || value === 'bulk' ? 'global' : value),
+        z.enum(['off', 'guild', 'global']),
+      )
+      .default('global'),
+    /** Largest file fetched from a message, bytes. */
+    download_max_bytes: z.number().int().positive().default(20_971_520),
+    /** Failed hand-overs of one message or click before it is given up (the user is told). */
+    max_event_failures: z.number().int().positive().max(100).default(5),
+    /** Milliseconds the gateway connection may stay down before a fresh one is opened (pauses then double, up to 5 minutes). */
+    reconnect_after_ms: z.number().int().min(1_000).max(3_600_000).default(60_000),
   })
   .strict();
 

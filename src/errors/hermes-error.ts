@@ -41,7 +41,9 @@ export type HermesErrorCode =
   | 'route_unguarded'
   | 'home_locked'
   | 'redis_unreachable'
-  | 'address_in_use';
+  | 'address_in_use'
+  | 'platform_failed'
+  | 'admin_only';
 
 export class HermesError extends Error {
   readonly code: HermesErrorCode;

@@ -52,6 +52,11 @@ export interface Sender {
   readonly userId: string;
   readonly userName?: string;
   readonly isBot?: boolean;
+  /**
+   * Role (or group) ids the platform vouches for, e.g. a Discord member's roles; matched against
+   * a platform's role allowlist (`platforms.discord.allowed_roles`).
+   */
+  readonly roles?: readonly string[];
 }
 
 export interface InboundImage {
@@ -124,6 +129,11 @@ export interface OutboundText {
   /** `markdown` lets the adapter render basic formatting natively; `plain` sends it as is. */
   readonly format?: 'plain' | 'markdown';
   readonly replyToMessageId?: string;
+  /**
+   * The same for every attempt at sending this text (delivery passes the part's receipt key), so
+   * a platform with idempotent sends (Discord's enforced nonce) never posts a retry twice.
+   */
+  readonly idempotencyKey?: string;
 }
 
 export interface ActionChoice {
@@ -187,6 +197,11 @@ export interface PlatformAdapter {
   answerAction(action: InboundAction, notice: string): Promise<void>;
   /** Publishes the command list as the platform's native menu, where there is one. */
   setCommands(commands: readonly CommandInfo[]): Promise<void>;
+  /**
+   * Optional: shows on the user's message how its turn ended (Discord reacts ✅ or ❌). Called
+   * after the answer or failure notice went out; never throws.
+   */
+  markOutcome?(to: ChatAddress, messageId: string, outcome: 'done' | 'failed'): Promise<void>;
 }
 
 export type PlatformErrorCode =

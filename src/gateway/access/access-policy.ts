@@ -12,7 +12,9 @@ export interface PlatformAccessPolicy {
   /** Allowed user ids: the platform list plus gateway entries that apply to this platform. */
   readonly allowedUsers: ReadonlySet<string>;
   readonly adminUsers: ReadonlySet<string>;
-  /** True when any allowlist entry applies to this platform (admins do not count). */
+  /** Role ids whose members are allowed (`platforms.discord.allowed_roles`); empty elsewhere. */
+  readonly allowedRoles: ReadonlySet<string>;
+  /** True when any allowlist entry (user or role) applies to this platform (admins do not count). */
   readonly hasAllowlist: boolean;
   readonly unknownUsers: UnknownUsersMode;
   /** Whether an unknown user in a DM is offered a pairing code. */
@@ -24,6 +26,7 @@ interface PlatformSection {
   readonly admin_users: readonly string[];
   readonly allow_all: boolean;
   readonly unknown_users: UnknownUsersMode;
+  readonly allowed_roles?: readonly string[];
 }
 
 const PLATFORM_TOKEN = /^[a-z][a-z0-9_-]*$/i;
@@ -80,7 +83,10 @@ export function resolvePlatformAccess(config: AccessConfig, platform: string): P
     ...(section?.admin_users ?? []).map((id) => id.trim()).filter((id) => id !== ''),
     ...gatewayEntriesFor(config.gateway.admin_users, key),
   ]);
-  const hasAllowlist = allowedUsers.size > 0;
+  const allowedRoles = new Set(
+    (section?.allowed_roles ?? []).map((id) => id.trim()).filter((id) => id !== ''),
+  );
+  const hasAllowlist = allowedUsers.size > 0 || allowedRoles.size > 0;
   const unknownUsers = section?.unknown_users ?? 'auto';
   const allowAll = (section?.allow_all ?? false) || config.gateway.allow_all;
   return {
@@ -88,6 +94,7 @@ export function resolvePlatformAccess(config: AccessConfig, platform: string): P
     allowAll,
     allowedUsers,
     adminUsers,
+    allowedRoles,
     hasAllowlist,
     unknownUsers,
     pairingEnabled: !allowAll && (unknownUsers === 'pair' || (unknownUsers === 'auto' && !hasAllowlist)),

@@ -16,7 +16,8 @@ export type AllowReason = 'admin' | 'allow_all' | 'allowlist' | 'paired';
 /**
  * Why an event is dropped without any reply: `not_allowed` (unknown user and pairing is off for
  * the platform), `not_direct` (unknown user outside a DM: no pairing in groups), `action` (an
- * unknown user's button press), `bot` (another bot that is not allowlisted).
+ * unknown user's button press), `bot` (another bot not listed by its own id or role: allow-all
+ * and pairing never let a bot in).
  */
 export type IgnoreReason = 'not_allowed' | 'not_direct' | 'action' | 'bot';
 
@@ -56,7 +57,8 @@ export interface AccessControlOptions {
 
 /**
  * Who may talk to the agent. Order: admins, the platform's allow-all switch, allowlists (the
- * platform's and the gateway-wide one), paired users; everyone else is denied. An unknown user
+ * platform's and the gateway-wide one, then the platform's role allowlist against the roles the
+ * adapter vouches for), paired users; everyone else is denied. An unknown user
  * in a DM is offered a pairing code when the platform says `unknown_users: pair`, or `auto` with
  * no allowlist applying to it; otherwise, and always in groups, the event is ignored without a
  * reply so strangers do not learn the bot exists.
@@ -99,13 +101,18 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
     const rules = policy(event.platform);
     const userId = event.sender.userId;
     if (userId === '') return ignore(event, 'not_allowed');
+    const bot = event.sender.isBot === true;
     if (rules.adminUsers.has(userId)) return { decision: 'allow', isAdmin: true, via: 'admin' };
-    if (rules.allowAll) return { decision: 'allow', isAdmin: false, via: 'allow_all' };
+    // Another bot gets in only when its own id (or role) is listed: never by allow-all or pairing.
+    if (rules.allowAll && !bot) return { decision: 'allow', isAdmin: false, via: 'allow_all' };
     if (rules.allowedUsers.has(userId)) return { decision: 'allow', isAdmin: false, via: 'allowlist' };
+    if (event.sender.roles?.some((role) => rules.allowedRoles.has(role)) === true) {
+      return { decision: 'allow', isAdmin: false, via: 'allowlist' };
+    }
+    if (bot) return ignore(event, 'bot');
     if (await store.isPairedUser(rules.platform, userId)) {
       return { decision: 'allow', isAdmin: false, via: 'paired' };
     }
-    if (event.sender.isBot === true) return ignore(event, 'bot');
     if (event.chat.chatType !== 'dm') return ignore(event, 'not_direct');
     if (event.kind === 'action') return ignore(event, 'action');
     if (!rules.pairingEnabled) return ignore(event, 'not_allowed');

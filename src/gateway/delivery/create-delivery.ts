@@ -181,6 +181,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
             text,
             ...(input.format === undefined ? {} : { format: input.format }),
             ...(replyTo === undefined ? {} : { replyToMessageId: replyTo }),
+            idempotencyKey: partKey(index),
           }),
         policy,
         input.signal,

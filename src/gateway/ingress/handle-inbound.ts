@@ -91,7 +91,8 @@ export function createInboundSink(
   }
 
   return async (event: InboundEvent): Promise<InboundResult> => {
-    if (event.sender.isBot === true) return { status: 'rejected', reason: 'bot' };
+    // Bots reach the agent only when listed by id (access decides); adapters forward them only
+    // when their own switch says so (Discord's allow_bots).
     const access = await deps.access.check(event);
     if (access.decision === 'ignore') return { status: 'rejected', reason: access.reason };
     if (access.decision === 'pair') {

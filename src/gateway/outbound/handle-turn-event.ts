@@ -72,6 +72,7 @@ export async function handleTurnEvent(
         deps.observer?.deliveryFailed?.(adapter.platform);
         deps.logger.error({ sessionKey: event.sessionKey, err: result.error }, 'answer not delivered');
       }
+      await markOutcome(adapter, to, origin.replyToMessageId, 'done');
       await completeIfDone(deps, 'final', event, result);
       return;
     }
@@ -92,6 +93,7 @@ export async function handleTurnEvent(
         text: `⚠️ ${event.message}`,
       });
       if (result.status === 'failed') deps.observer?.deliveryFailed?.(adapter.platform);
+      await markOutcome(adapter, to, origin.replyToMessageId, 'failed');
       await completeIfDone(deps, 'failed', event, result);
       return;
     }
@@ -111,6 +113,17 @@ export async function handleTurnEvent(
       return;
     }
   }
+}
+
+/** Lets the platform show how the user's message ended (a reaction); its failure changes nothing. */
+async function markOutcome(
+  adapter: PlatformAdapter,
+  to: ChatAddress,
+  messageId: string | undefined,
+  outcome: 'done' | 'failed',
+): Promise<void> {
+  if (messageId === undefined || adapter.markOutcome === undefined) return;
+  await adapter.markOutcome(to, messageId, outcome).catch(() => undefined);
 }
 
 /** True while the turn is parked on exactly this park (not answered, not expired and swept). */

@@ -39,6 +39,14 @@ function wordingOf(request: ApprovalRequest): Wording {
           '"Allow for this session" and "Always allow" let the agent read this same file again without asking; other protected files still ask.',
         once: 'allow this read',
       };
+    case 'discord_admin':
+      return {
+        intro: '⚠️ The agent wants to moderate this Discord server; this needs your approval.',
+        unanswered: 'No answer means nothing changes.',
+        scope:
+          '"Allow for this session" and "Always allow" let the agent take this kind of moderation action again without asking.',
+        once: 'allow this action once',
+      };
     default:
       return {
         intro: '⚠️ The agent wants to run a command that needs your approval.',

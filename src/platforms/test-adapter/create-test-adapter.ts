@@ -191,6 +191,7 @@ export function createTestAdapter(options: TestAdapterOptions = {}): TestAdapter
           text: message.text,
           format: message.format,
           replyToMessageId: message.replyToMessageId,
+          idempotencyKey: message.idempotencyKey,
         });
         return { messageId };
       });

@@ -63,6 +63,8 @@ export interface SentRecord {
   readonly text: string;
   readonly format: 'plain' | 'markdown' | undefined;
   readonly replyToMessageId: string | undefined;
+  /** What the delivery passed to make retries of this part idempotent. */
+  readonly idempotencyKey: string | undefined;
 }
 
 export interface EditRecord {

@@ -104,6 +104,32 @@ describe('unknown users', () => {
     expect(await store.listPairingCodes()).toEqual([]);
   });
 
+  it('lets another bot in only by its own id or role, never by allow-all (nor pairing)', async () => {
+    const { access, store } = kit({
+      gateway: { allow_all: true },
+      platforms: { discord: { allowed_users: ['81'], allowed_roles: ['900'] } },
+    });
+    const bot = (id: string, roles?: string[]) => ({
+      ...inbound(id, { isBot: true, platform: 'discord' }),
+      sender: { userId: id, isBot: true, ...(roles !== undefined ? { roles } : {}) },
+    });
+    expect(await access.check(bot('80'))).toEqual({ decision: 'ignore', reason: 'bot' });
+    expect(await access.check(bot('81'))).toMatchObject({ decision: 'allow', via: 'allowlist' });
+    expect(await access.check(bot('82', ['900']))).toMatchObject({ decision: 'allow', via: 'allowlist' });
+    expect(await store.listPairingCodes()).toEqual([]);
+  });
+
+  it('lets members of an allowed role in, and a role allowlist silences pairing like a user list', async () => {
+    const { access } = kit({ platforms: { discord: { allowed_roles: ['900'] } } });
+    const member = (roles: string[]) => ({
+      ...inbound('70', { platform: 'discord' }),
+      sender: { userId: '70', roles },
+    });
+    expect(await access.check(member(['5', '900']))).toMatchObject({ decision: 'allow', via: 'allowlist' });
+    expect(await access.check(member(['5']))).toEqual({ decision: 'ignore', reason: 'not_allowed' });
+    expect(access.policy('discord')).toMatchObject({ hasAllowlist: true, pairingEnabled: false });
+  });
+
   it.each([
     ['no allowlist (auto)', {}, 'telegram', 'pair'],
     ['no section: the test platform', {}, 'test', 'pair'],

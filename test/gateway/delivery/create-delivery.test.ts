@@ -78,6 +78,20 @@ describe('delivery', () => {
     });
   });
 
+  it('gives every attempt at one part the same idempotency key (its receipt key), and each part its own', async () => {
+    const { adapter, deliver } = setup();
+    // Part 1 reaches the platform but the answer is lost; its retry must be recognisable as the same send.
+    adapter.failNext({ code: 'unavailable', maybeDelivered: true, after: 1 });
+    expect(await deliver('turn-7')).toMatchObject({ status: 'delivered', parts: 4 });
+    expect(adapter.sent.map((record) => record.idempotencyKey)).toEqual([
+      'turn-7:0',
+      'turn-7:1',
+      'turn-7:1',
+      'turn-7:2',
+      'turn-7:3',
+    ]);
+  });
+
   it('sends nothing for an empty answer and says so', async () => {
     const { adapter, deliver } = setup();
     expect(await deliver('turn-1', '  \n ')).toEqual({ status: 'empty' });
