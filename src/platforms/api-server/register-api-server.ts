@@ -13,6 +13,7 @@ import {
   toHistoryMessage,
 } from './chat-request.js';
 import { openAiError } from './openai-error.js';
+import { addResponsesRoute } from './register-responses.js';
 import { addRunRoutes } from './register-runs.js';
 
 export interface ApiServerDeps {
@@ -67,6 +68,7 @@ export function addApiServerRoutes(app: FastifyInstance, deps: ApiServerDeps): v
     errorHandler: bodyErrorHandler(maxBodyBytes),
   };
   addRunRoutes(app, { config, logger, ingress, now }, postOptions);
+  addResponsesRoute(app, { config, logger, ingress, now }, postOptions);
 
   app.post('/chat/completions', postOptions, async (request, reply) => {
     if (typeof request.body === 'string' || Buffer.isBuffer(request.body)) {
