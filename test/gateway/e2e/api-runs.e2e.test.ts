@@ -49,7 +49,12 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
   });
 
   async function start(
-    options: { env?: Record<string, string>; yaml?: string; workers?: boolean } = {},
+    options: {
+      env?: Record<string, string>;
+      yaml?: string;
+      workers?: boolean;
+      sweepIntervalMs?: number;
+    } = {},
   ): Promise<TestGateway> {
     gw = await startTestGateway({
       mode,
@@ -57,6 +62,7 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
       // Commands run on the machine (as a chat's do), so the test can see what ran.
       yaml: ['terminal:', '  unattended_backend: local', options.yaml ?? ''].join('\n'),
       ...(options.workers !== undefined ? { workers: options.workers } : {}),
+      ...(options.sweepIntervalMs !== undefined ? { sweepIntervalMs: options.sweepIntervalMs } : {}),
     });
     return gw;
   }
@@ -244,6 +250,25 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
     expect(['done', 'failed']).toContain(end.events.at(-1)?.event);
     expect(existsSync(join(workdir, 'build'))).toBe(true);
     expect((await api.call('POST', `/runs/${id}/stop`)).status).toBe(409);
+  });
+
+  it('treats an approval nobody answers as a denial when it expires', async () => {
+    const { baseURL, workdir } = await start({ yaml: 'approvals:\n  timeout: 1', sweepIntervalMs: 200 });
+    mkdirSync(join(workdir, 'build'));
+    fake.script(terminalCall('rm -rf build'), { content: 'Nobody allowed it.' });
+    const api = runsApi(baseURL);
+    const { body } = await api.call('POST', '/runs', { input: 'remove build', attended: true });
+    const id = String(body['id']);
+    const stream = await api.events(id);
+    const kinds = stream.events.map((event) => event.event);
+    expect(kinds).toContain('approval_requested');
+    expect(stream.events.find((event) => event.event === 'approval_resolved')?.data).toMatchObject({
+      outcome: 'timeout',
+    });
+    expect(stream.events.at(-1)).toMatchObject({ event: 'done', data: { output: 'Nobody allowed it.' } });
+    expect(existsSync(join(workdir, 'build'))).toBe(true);
+    const late = await api.call('POST', `/runs/${id}/approval`, { choice: 'once' });
+    expect(late.status).toBe(409);
   });
 
   it('requires the API key on every run route, and says which run is unknown', async () => {
