@@ -2,6 +2,7 @@ import { apiServerPlatform } from '../platforms/api-server/api-server-platform.j
 import { discordPlatform } from '../platforms/discord/discord-platform.js';
 import type { PlatformDefinition } from '../platforms/platform.js';
 import { telegramPlatform } from '../platforms/telegram/telegram-platform.js';
+import { webChatPlatform } from '../platforms/web-chat/web-chat-platform.js';
 import { webhookPlatform } from '../platforms/webhook/webhook-platform.js';
 
 /**
@@ -16,4 +17,5 @@ export const PLATFORMS: readonly PlatformDefinition[] = [
   webhookPlatform,
   telegramPlatform,
   discordPlatform,
+  webChatPlatform,
 ];
