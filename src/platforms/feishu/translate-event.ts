@@ -78,7 +78,7 @@ function postElementText(
       if (typeof element['image_key'] === 'string') images.push(element['image_key']);
       return '';
     case 'code_block':
-      return `\n\`\`\`${typeof element['language'] === 'string' ? element['language'].toLowerCase() : ''}\n${text}\n\`\`\`\n`;
+      return `\`\`\`${typeof element['language'] === 'string' ? element['language'].toLowerCase() : ''}\n${text}\n\`\`\``;
     case 'emotion':
       return typeof element['emoji_type'] === 'string' ? `:${element['emoji_type']}:` : '';
     default:
@@ -100,12 +100,13 @@ function postText(
   const lines: string[] = typeof body['title'] === 'string' && body['title'] !== '' ? [body['title']] : [];
   for (const paragraph of body['content']) {
     if (!Array.isArray(paragraph)) continue;
-    lines.push(
-      paragraph
-        .filter(isRecord)
-        .map((element) => postElementText(element, mentions, botOpenId, images))
-        .join(''),
-    );
+    let line = '';
+    for (const element of paragraph.filter(isRecord)) {
+      const piece = postElementText(element, mentions, botOpenId, images);
+      // A code block stands on lines of its own.
+      line += element['tag'] === 'code_block' && line !== '' ? `\n${piece}\n` : piece;
+    }
+    lines.push(line);
   }
   return lines.join('\n');
 }

@@ -40,6 +40,14 @@ export interface FeishuSetup {
   close(): Promise<void>;
 }
 
+/** The fake Lark of a mode: webhook deliveries encrypted and signed; quick reconnects. */
+export function fakeOptions(mode: FeishuMode): FakeLarkOptions {
+  return {
+    ...(mode === 'webhook' ? { encryptKey: 'feishu-test-encrypt-key' } : {}),
+    wsClientConfig: { ReconnectNonce: 0, ReconnectInterval: 0.05 },
+  };
+}
+
 /** The env naming a fake Lark app (webhook mode checks both the encrypt key and the token). */
 export function feishuEnv(fake: FakeLark, mode: FeishuMode): Record<string, string> {
   return {
@@ -58,14 +66,15 @@ export function feishuEnv(fake: FakeLark, mode: FeishuMode): Record<string, stri
  */
 export async function setupFeishu(
   mode: FeishuMode,
-  options: { yaml?: string; env?: Record<string, string>; fake?: FakeLarkOptions } = {},
+  options: {
+    yaml?: string;
+    env?: Record<string, string>;
+    fake?: FakeLarkOptions;
+    /** A fake started by the test (its users known before the config); closed by the test. */
+    lark?: FakeLark;
+  } = {},
 ): Promise<FeishuSetup> {
-  const fake = await startFakeLark(
-    options.fake ?? {
-      encryptKey: mode === 'webhook' ? 'feishu-test-encrypt-key' : undefined,
-      wsClientConfig: { ReconnectNonce: 0, ReconnectInterval: 0.05 },
-    },
-  );
+  const fake = options.lark ?? (await startFakeLark(options.fake ?? fakeOptions(mode)));
   const temp = makeTempHome('hermes-feishu-');
   if (options.yaml !== undefined) {
     writeFileSync(join(temp.home, 'config.yaml'), `platforms:\n  feishu:\n${options.yaml}\n`);
@@ -107,7 +116,7 @@ export async function setupFeishu(
     async close() {
       await adapter.stop();
       await app?.close();
-      await fake.close();
+      if (options.lark === undefined) await fake.close();
       temp.cleanup();
     },
   };
