@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { basename } from 'node:path';
 import { findExecutable } from '../find-executable.js';
 import type { TerminalConfig } from './backend-types.js';
 import { localShell } from './local.js';
-import { basename } from 'node:path';
 import { bwrapArgs, limitArgs, NAMESPACE_FLAGS, systemLayer, ulimitPrelude } from './sandbox-args.js';
 import { configuredRoots, type SandboxPlaces } from './sandbox-layout.js';
 
