@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import * as lark from '@larksuiteoapi/node-sdk';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
@@ -19,7 +18,7 @@ import { addFeishuImages } from './feishu-images.js';
 import { createLongConnection, type LongConnection } from './feishu-long-connection.js';
 import { createFeishuOutbound } from './feishu-outbound.js';
 import { FEISHU_PLATFORM, type FeishuSettings } from './feishu-settings.js';
-import { sdkLogger } from './sdk-logger.js';
+import { lazyLarkClient, loadLarkSdk } from './lark-client.js';
 import { translateCardAction, translateMessage } from './translate-event.js';
 import {
   createFeishuWebhookHandler,
@@ -66,13 +65,7 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): FeishuAdapte
   const { config, settings } = options;
   const logger = options.logger.child({ component: 'feishu' });
   const now = options.now ?? Date.now;
-  const client = new lark.Client({
-    appId: settings.appId,
-    appSecret: settings.appSecret,
-    domain: settings.domain,
-    logger: sdkLogger(logger),
-    loggerLevel: lark.LoggerLevel.warn,
-  });
+  const client = lazyLarkClient(settings, logger);
   const outbound = createFeishuOutbound(client);
   const groupReplyAll = config.gateway.group_reply === 'all';
   const seenEvents = new LRUCache<string, true>({ max: DEDUPE_MAX, ttl: DEDUPE_TTL_MS });
@@ -96,7 +89,10 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): FeishuAdapte
     backoffMs: options.backoffMs ?? 1000,
     setup: async () => {
       if (botOpenId !== undefined) return;
-      const answer: unknown = await client.request({ method: 'GET', url: '/open-apis/bot/v3/info' });
+      const answer: unknown = await (await client()).request({
+        method: 'GET',
+        url: '/open-apis/bot/v3/info',
+      });
       const bot = (answer as { bot?: { open_id?: unknown } } | undefined)?.bot;
       if (typeof bot?.open_id !== 'string' || bot.open_id === '') {
         throw new Error('bot/v3/info answered without the bot open_id');
@@ -236,7 +232,12 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): FeishuAdapte
       const ready = await identity.attempt();
       if (!ready) identity.retryInBackground();
       if (settings.mode === 'websocket') {
-        longConnection = createLongConnection({ settings, logger, handle: handleEvent });
+        longConnection = createLongConnection({
+          sdk: await loadLarkSdk(),
+          settings,
+          logger,
+          handle: handleEvent,
+        });
         await longConnection.start();
       }
     },

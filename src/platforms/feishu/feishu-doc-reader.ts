@@ -1,10 +1,9 @@
-import * as lark from '@larksuiteoapi/node-sdk';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import { PlatformError } from '../adapter.js';
 import { larkError, larkRefusal } from './feishu-errors.js';
 import { feishuSettings } from './feishu-settings.js';
-import { sdkLogger } from './sdk-logger.js';
+import { type LarkClient, lazyLarkClient } from './lark-client.js';
 
 /** A document reference: a docx or wiki link, or a bare token (tried as a docx). */
 export function parseDocReference(reference: string): { kind: 'docx' | 'wiki'; token: string } {
@@ -28,9 +27,10 @@ export function parseDocReference(reference: string): { kind: 'docx' | 'wiki'; t
  * Reads a document's text over the open API (docx raw content; a wiki node is looked up first).
  * Shaped as the tool's `FeishuDocService` (tools/feishu/feishu-services.ts) without importing it.
  */
-export function createFeishuDocReader(client: lark.Client) {
+export function createFeishuDocReader(clientOf: () => Promise<LarkClient>) {
   async function docx(documentId: string): Promise<string> {
-    let answer: Awaited<ReturnType<typeof client.docx.v1.document.rawContent>>;
+    const client = await clientOf();
+    let answer: Awaited<ReturnType<LarkClient['docx']['v1']['document']['rawContent']>>;
     try {
       answer = await client.docx.v1.document.rawContent({
         path: { document_id: documentId },
@@ -49,9 +49,11 @@ export function createFeishuDocReader(client: lark.Client) {
       const ref = parseDocReference(reference);
       if (ref.kind === 'docx')
         return { documentId: ref.token, title: undefined, content: await docx(ref.token) };
-      let node: Awaited<ReturnType<typeof client.wiki.v2.space.getNode>>;
+      let node: Awaited<ReturnType<LarkClient['wiki']['v2']['space']['getNode']>>;
       try {
-        node = await client.wiki.v2.space.getNode({ params: { token: ref.token, obj_type: 'wiki' } });
+        node = await (await clientOf()).wiki.v2.space.getNode({
+          params: { token: ref.token, obj_type: 'wiki' },
+        });
       } catch (error) {
         throw larkError('wiki.get_node', error);
       }
@@ -79,12 +81,5 @@ export function feishuDocReaderFromConfig(
     return undefined;
   }
   if (settings === undefined) return undefined;
-  const client = new lark.Client({
-    appId: settings.appId,
-    appSecret: settings.appSecret,
-    domain: settings.domain,
-    logger: sdkLogger(logger),
-    loggerLevel: lark.LoggerLevel.warn,
-  });
-  return createFeishuDocReader(client);
+  return createFeishuDocReader(lazyLarkClient(settings, logger));
 }

@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
-import type * as lark from '@larksuiteoapi/node-sdk';
 import type { Logger } from 'pino';
 import type { InboundMessage } from '../adapter.js';
 import { attachInboundFile } from '../shared/inbound-file.js';
 import { describeLarkError } from './feishu-errors.js';
+import type { LarkClient } from './lark-client.js';
 
 export interface FeishuImageOptions {
-  readonly client: lark.Client;
+  readonly client: () => Promise<LarkClient>;
   readonly logger: Logger;
   /** Largest image fetched, bytes. */
   readonly maxBytes: number;
@@ -41,7 +41,8 @@ export async function addFeishuImages(
       message,
       { kind: 'photo', uniqueId: key },
       async () => {
-        const resource = await options.client.im.v1.messageResource.get({
+        const client = await options.client();
+        const resource = await client.im.v1.messageResource.get({
           params: { type: 'image' },
           path: { message_id: event.messageId, file_key: key },
         });

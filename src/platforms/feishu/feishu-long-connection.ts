@@ -1,12 +1,13 @@
-import * as lark from '@larksuiteoapi/node-sdk';
 import type { Logger } from 'pino';
 import type { AdapterHealth } from '../adapter.js';
 import { eventOfSdkData, type LarkEvent } from './feishu-event.js';
 import type { FeishuSettings } from './feishu-settings.js';
+import type { LarkSdk } from './lark-client.js';
 import { sdkLogger } from './sdk-logger.js';
 import type { EventAnswer } from './webhook-route.js';
 
 export interface LongConnectionOptions {
+  readonly sdk: LarkSdk;
   readonly settings: Pick<FeishuSettings, 'appId' | 'appSecret' | 'domain'>;
   readonly logger: Logger;
   readonly handle: (event: LarkEvent) => Promise<EventAnswer>;
@@ -32,16 +33,16 @@ const CARD = 'card.action.trigger';
  * reconnects by itself; its state and the reconnect count are what /readyz reports.
  */
 export function createLongConnection(options: LongConnectionOptions): LongConnection {
-  const { settings, logger } = options;
+  const { settings, logger, sdk } = options;
   let reconnects = 0;
   let lastError: string | undefined;
   let onReady: (() => void) | undefined;
-  const ws = new lark.WSClient({
+  const ws = new sdk.WSClient({
     appId: settings.appId,
     appSecret: settings.appSecret,
     domain: settings.domain,
     logger: sdkLogger(logger),
-    loggerLevel: lark.LoggerLevel.warn,
+    loggerLevel: sdk.LoggerLevel.warn,
     autoReconnect: true,
     onReady: () => {
       lastError = undefined;
@@ -71,9 +72,9 @@ export function createLongConnection(options: LongConnectionOptions): LongConnec
     return options.handle(event);
   }
 
-  const dispatcher = new lark.EventDispatcher({
+  const dispatcher = new sdk.EventDispatcher({
     logger: sdkLogger(logger),
-    loggerLevel: lark.LoggerLevel.warn,
+    loggerLevel: sdk.LoggerLevel.warn,
   }).register<{
     [CARD]: (data: unknown) => Promise<unknown>;
   }>({

@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type * as lark from '@larksuiteoapi/node-sdk';
 import {
   type ActionPrompt,
   type ChatAddress,
@@ -9,6 +8,7 @@ import {
 } from '../adapter.js';
 import { type Card, markdownCard, promptCard } from './feishu-cards.js';
 import { larkError, larkRefusal } from './feishu-errors.js';
+import type { LarkClient } from './lark-client.js';
 
 /**
  * Everything the Feishu adapter sends: texts (plain as `text`, markdown as a card), prompts as
@@ -41,7 +41,7 @@ export function sendUuid(idempotencyKey: string | undefined): string {
 
 const KIND_MEMORY = 4_096;
 
-export function createFeishuOutbound(client: lark.Client): FeishuOutbound {
+export function createFeishuOutbound(clientOf: () => Promise<LarkClient>): FeishuOutbound {
   /** What kind each message we sent is, so an edit uses the right call (oldest forgotten first). */
   const kinds = new Map<string, 'text' | 'card'>();
   const slots = new Map<string, { slot: AnswerSlot; holders: number }>();
@@ -66,6 +66,7 @@ export function createFeishuOutbound(client: lark.Client): FeishuOutbound {
     const what = replyTo !== undefined ? 'im.message.reply' : 'im.message.create';
     let answer: unknown;
     try {
+      const client = await clientOf();
       answer =
         replyTo !== undefined
           ? await client.im.v1.message.reply({
@@ -101,15 +102,15 @@ export function createFeishuOutbound(client: lark.Client): FeishuOutbound {
   }
 
   const patchCard = (messageId: string, card: Card) =>
-    call('im.message.patch', () =>
-      client.im.v1.message.patch({
+    call('im.message.patch', async () =>
+      (await clientOf()).im.v1.message.patch({
         path: { message_id: messageId },
         data: { content: JSON.stringify(card) },
       }),
     );
   const updateText = (messageId: string, text: string) =>
-    call('im.message.update', () =>
-      client.im.v1.message.update({
+    call('im.message.update', async () =>
+      (await clientOf()).im.v1.message.update({
         path: { message_id: messageId },
         data: { msg_type: 'text', content: JSON.stringify({ text }) },
       }),
