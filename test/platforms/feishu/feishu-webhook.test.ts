@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HermesError } from '../../../src/errors/hermes-error.js';
 import { feishuSettings } from '../../../src/platforms/feishu/feishu-settings.js';
-import { type CallbackVariant, postCallback, urlVerification } from '../../fakes/fake-lark.js';
+import { type CallbackVariant, internalError, postCallback, urlVerification } from '../../fakes/fake-lark.js';
+import { waitFor } from '../../gateway/e2e/gateway-kit.js';
 import { makeTempHome, testConfig } from '../../helpers/test-config.js';
 import { recordingSink } from '../telegram/telegram-kit.js';
 import { type FeishuSetup, setupFeishu } from './feishu-kit.js';
@@ -129,5 +130,22 @@ describe('feishu webhook verification', () => {
     const [first, second] = recorder.events;
     expect(recorder.events).toHaveLength(2);
     expect(second?.eventId).toBe(first?.eventId);
+  });
+
+  it('keeps retrying to learn who the bot is: health says why, and events wait (503) until it knows', async () => {
+    const setup = await setupFeishu('webhook');
+    open.push(setup);
+    setup.fake.failNext('bot.info', internalError(2));
+    const recorder = recordingSink();
+    await setup.adapter.start(recorder.sink);
+    const health = await setup.adapter.health();
+    expect(health.ok).toBe(false);
+    expect(health.reason).toMatch(/feishu set-up failed: .*HTTP 500/);
+    await waitFor(async () => (await setup.adapter.health()).ok);
+    const ann = setup.fake.user('Ann');
+    const { event } = setup.fake.userSends({ from: ann, chat: setup.fake.dm(ann), text: 'now' });
+    expect((await setup.deliver(event)).ack).toBe('acknowledged');
+    expect(recorder.events).toHaveLength(1);
+    expect(setup.fake.callsOf('bot.info').length).toBeGreaterThanOrEqual(3);
   });
 });
