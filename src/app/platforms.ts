@@ -1,5 +1,6 @@
 import { apiServerPlatform } from '../platforms/api-server/api-server-platform.js';
 import { discordPlatform } from '../platforms/discord/discord-platform.js';
+import { feishuPlatform } from '../platforms/feishu/feishu-platform.js';
 import type { PlatformDefinition } from '../platforms/platform.js';
 import { telegramPlatform } from '../platforms/telegram/telegram-platform.js';
 import { webChatPlatform } from '../platforms/web-chat/web-chat-platform.js';
@@ -17,5 +18,6 @@ export const PLATFORMS: readonly PlatformDefinition[] = [
   webhookPlatform,
   telegramPlatform,
   discordPlatform,
+  feishuPlatform,
   webChatPlatform,
 ];
