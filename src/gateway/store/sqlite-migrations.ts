@@ -325,6 +325,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX outbox_age ON outbox (created_at);
     `,
   },
+  {
+    version: 8,
+    name: 'clarify answers kept with their resolution',
+    sql: `
+      -- The answer to a clarify question, stored in the same UPDATE that resolves it: a prompt
+      -- answered before its message id was saved is edited to show the answer afterwards.
+      ALTER TABLE action_prompts ADD COLUMN answer TEXT;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
