@@ -95,7 +95,7 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
         content: 'Sorry, my call was malformed.',
       });
       expect(texts).toEqual(['Sorry, my call was malformed.']);
-      const tool = (fake.requests[1]?.body['messages'] as { role: string; content: string }[]).find(
+      const tool = ((fake.requests[1]?.body['messages'] ?? []) as { role: string; content: string }[]).find(
         (message) => message.role === 'tool',
       );
       expect(tool?.content).toMatch(/error|invalid|json/i);
@@ -106,7 +106,7 @@ describe.each<QueueMode>(['embedded', 'bullmq'])(
         content: 'I do not have that tool.',
       });
       expect(texts).toEqual(['I do not have that tool.']);
-      const tool = (fake.requests[1]?.body['messages'] as { role: string; content: string }[]).find(
+      const tool = ((fake.requests[1]?.body['messages'] ?? []) as { role: string; content: string }[]).find(
         (message) => message.role === 'tool',
       );
       expect(tool?.content).toContain('Unknown tool');

@@ -107,6 +107,6 @@ describe('turn runner: a claimed "allow once" survives a crash before the comman
     await first.catch(() => undefined);
     const record = await h.store.getParkedTurn('g2');
     expect(record?.reason).toBe('resuming');
-    expect((record?.state as { resolution?: unknown }).resolution).toEqual({ kind: 'dispatch' });
+    expect((record?.state as { resolution?: unknown } | undefined)?.resolution).toEqual({ kind: 'dispatch' });
   });
 });
