@@ -18,6 +18,7 @@ import { createHttpServer, httpAuthOf, type ReadinessCheck } from '../gateway/ht
 import { createPlatformIngress } from '../gateway/ingress/create-platform-ingress.js';
 import { GatewayMetrics } from '../gateway/metrics/gateway-metrics.js';
 import { createDeliverToChat } from '../gateway/outbound/deliver-to-chat.js';
+import { createTurnEndOutbox } from '../gateway/outbound/turn-end-outbox.js';
 import { createTurnQueue } from '../gateway/queue/create-turn-queue.js';
 import type { TurnQueue } from '../gateway/queue/turn-queue.js';
 import { waitForRedis } from '../gateway/redis-reachable.js';
@@ -323,6 +324,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
         adapters.length > 0
           ? createDeliverToChat({ adapters: chatAdapters, delivery, store, now: Date.now })
           : undefined,
+      durable: { webhookRuns: store, turnEnds: createTurnEndOutbox(store) },
     });
   }
 
