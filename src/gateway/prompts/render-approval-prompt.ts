@@ -49,7 +49,8 @@ function wordingOf(request: ApprovalRequest): Wording {
       };
     case 'mcp_tool':
       return {
-        intro: '⚠️ The agent wants to call an MCP tool its server marks as destructive; this needs your approval.',
+        intro:
+          '⚠️ The agent wants to call an MCP tool its server marks as destructive; this needs your approval.',
         unanswered: 'No answer means the tool is NOT called.',
         scope:
           '"Allow once" covers exactly these arguments. "Allow for this session" and "Always allow" let the agent call this same tool again (any arguments) without asking.',

@@ -1,13 +1,23 @@
 import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { stringify } from 'yaml';
+import { buildFakeMcpStdio } from '../../fakes/fake-mcp/build-fake-mcp-stdio.js';
 
-/** The fake MCP server's stdio program, started as a configured `command:` would be. */
-export const FAKE_MCP_STDIO = resolve(import.meta.dirname, '../../fakes/fake-mcp/fake-mcp-stdio.ts');
-
-/** A `mcp_servers:` entry that starts the fake stdio server. */
-export function stdioServer(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { command: process.execPath, args: ['--import', 'tsx', FAKE_MCP_STDIO], ...extra };
+/**
+ * Builds the fake stdio MCP server for the test file (removed after it) and returns a function
+ * making `mcp_servers:` entries that start it, as a configured `command:` would.
+ */
+export function useFakeMcpStdio(): (extra?: Record<string, unknown>) => Record<string, unknown> {
+  let built: Awaited<ReturnType<typeof buildFakeMcpStdio>> | undefined;
+  beforeAll(async () => {
+    built = await buildFakeMcpStdio();
+  });
+  afterAll(() => built?.cleanup());
+  return (extra = {}) => {
+    if (built === undefined) throw new Error('the fake MCP server is not built yet (use it inside a test)');
+    return { command: process.execPath, args: [built.script], ...extra };
+  };
 }
 
 /** Writes `$HOME/config.yaml` with the given top-level sections. */

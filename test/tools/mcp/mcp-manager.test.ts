@@ -7,11 +7,12 @@ import { createMcpManager, type McpManager } from '../../../src/tools/mcp/create
 import { type FakeMcpHttp, startFakeMcpHttp } from '../../fakes/fake-mcp/fake-mcp-server.js';
 import { waitFor } from '../../gateway/e2e/gateway-kit.js';
 import { makeTempHome, silentLogger, testConfig, testServices } from '../../helpers/test-config.js';
-import { envRef, stdioServer, writeConfig } from './mcp-helpers.js';
+import { envRef, useFakeMcpStdio, writeConfig } from './mcp-helpers.js';
 
 const CALL = { sessionKey: 'agent:main:test:dm:1', taskId: 't1' };
 
 describe('MCP servers as toolsets (real SDK server over stdio and streamable HTTP)', () => {
+  const stdioServer = useFakeMcpStdio();
   const cleanups: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
