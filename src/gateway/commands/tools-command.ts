@@ -1,4 +1,4 @@
-import { defaultPreset, defaultToolsets } from '../turn/resolve-session-tools.js';
+import { defaultToolsets } from '../turn/resolve-session-tools.js';
 import type { CommandImpl, CommandRun } from './command-context.js';
 import { plural } from './command-text.js';
 
@@ -26,7 +26,7 @@ export const toolsCommand: CommandImpl = async (run) => {
   if (verb === 'reset') {
     await run.deps.store.updateSession(run.input.sessionKey, { toolsetOverrides: null });
     return [
-      `Tools are back to the default for ${run.input.platform} (${defaultPreset(run.input.platform)}).`,
+      `Tools are back to the default for ${run.input.platform} (${defaultToolsets(run.deps.config, run.input.platform).join(', ')}).`,
     ];
   }
   const toolset = name.toLowerCase();
