@@ -37,6 +37,8 @@ export interface ConnectOptions {
   readonly name: string;
   readonly server: McpServerConfig;
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  /** Where `${NAME}` references are looked up (the environment over `$HERMES_HOME/.env`). */
+  readonly lookupEnv: Readonly<Record<string, string | undefined>>;
   readonly logger: Logger;
   readonly version: string;
 }
@@ -113,11 +115,11 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
 }
 
 function createTransport(options: ConnectOptions, onStderr: (chunk: string) => void): Transport {
-  const { name, server, baseEnv } = options;
+  const { name, server, baseEnv, lookupEnv } = options;
   if (server.url !== undefined) {
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(server.headers)) {
-      headers[key] = interpolateEnv(value, baseEnv, `mcp_servers.${name}.headers.${key}`);
+      headers[key] = interpolateEnv(value, lookupEnv, `mcp_servers.${name}.headers.${key}`);
     }
     return new StreamableHTTPClientTransport(new URL(server.url), {
       requestInit: { headers },
@@ -132,7 +134,7 @@ function createTransport(options: ConnectOptions, onStderr: (chunk: string) => v
   const transport = new StdioClientTransport({
     command: server.command ?? '',
     args: [...server.args],
-    env: mcpChildEnv(baseEnv, server.env, name),
+    env: mcpChildEnv(baseEnv, server.env, name, lookupEnv),
     ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
     stderr: 'pipe',
   });

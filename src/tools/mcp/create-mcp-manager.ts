@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
+import { readDotEnv } from '../../config/load-config.js';
 import type { Registry } from '../../registry/create-registry.js';
 import { type McpServerState, McpServerSupervisor } from './mcp-server-supervisor.js';
 import { McpToolCache } from './mcp-tool-cache.js';
@@ -39,6 +41,8 @@ export interface CreateMcpManagerOptions {
 export function createMcpManager(options: CreateMcpManagerOptions): McpManager {
   const cache = new McpToolCache(options.config.home);
   const now = options.now ?? Date.now;
+  // `${NAME}` in env/headers: the real environment wins over $HERMES_HOME/.env, as for settings.
+  const lookupEnv = { ...readDotEnv(join(options.config.home, '.env')), ...options.baseEnv };
   const supervisors = Object.entries(options.config.mcp_servers).map(
     ([name, server]) =>
       new McpServerSupervisor({
@@ -47,6 +51,7 @@ export function createMcpManager(options: CreateMcpManagerOptions): McpManager {
         registry: options.registry,
         cache,
         baseEnv: options.baseEnv,
+        lookupEnv,
         logger: options.logger,
         version: options.version ?? '0.0.0',
         now,

@@ -37,10 +37,11 @@ export function mcpChildEnv(
   baseEnv: Readonly<Record<string, string | undefined>>,
   serverEnv: Readonly<Record<string, string>>,
   server: string,
+  lookupEnv: Readonly<Record<string, string | undefined>> = baseEnv,
 ): Record<string, string> {
   const env = childEnv(baseEnv).env;
   for (const [name, value] of Object.entries(serverEnv)) {
-    env[name] = interpolateEnv(value, baseEnv, `mcp_servers.${server}.env.${name}`);
+    env[name] = interpolateEnv(value, lookupEnv, `mcp_servers.${server}.env.${name}`);
   }
   return env;
 }

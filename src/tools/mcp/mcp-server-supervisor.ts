@@ -52,6 +52,7 @@ export interface SupervisorOptions {
   readonly registry: Registry;
   readonly cache: McpToolCache;
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  readonly lookupEnv: Readonly<Record<string, string | undefined>>;
   readonly logger: Logger;
   readonly version: string;
   readonly now: () => number;
@@ -166,6 +167,7 @@ export class McpServerSupervisor {
           name: this.name,
           server: this.#o.server,
           baseEnv: this.#o.baseEnv,
+          lookupEnv: this.#o.lookupEnv,
           logger,
           version: this.#o.version,
         });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/config/config-schema.js';
@@ -22,10 +22,12 @@ describe('MCP servers as toolsets (real SDK server over stdio and streamable HTT
     servers: Record<string, unknown>,
     env: Record<string, string> = {},
     baseEnv: Record<string, string> = {},
+    dotEnv = '',
   ) {
     const temp = makeTempHome('hermes-mcp-');
     cleanups.push(temp.cleanup);
     writeConfig(temp.home, { mcp_servers: servers });
+    writeFileSync(join(temp.home, '.env'), dotEnv);
     const config: Config = testConfig(temp.home, env);
     const registry: Registry = createRegistry({ services: testServices(config) });
     registry.seal();
@@ -104,7 +106,11 @@ describe('MCP servers as toolsets (real SDK server over stdio and streamable HTT
 
   it('starts a stdio server without the gateway’s secrets, with its own env entries', async () => {
     const { registry, manager } = setup(
-      { fake: stdioServer({ env: { FAKE_TOKEN: envRef('FAKE_SOURCE'), PLAIN: 'yes' } }) },
+      {
+        fake: stdioServer({
+          env: { FAKE_TOKEN: envRef('FAKE_SOURCE'), PLAIN: 'yes', FROM_FILE: envRef('IN_DOTENV') },
+        }),
+      },
       {},
       {
         OPENAI_API_KEY: 'sk-gateway-secret-123456',
@@ -112,6 +118,7 @@ describe('MCP servers as toolsets (real SDK server over stdio and streamable HTT
         FAKE_SOURCE: 'from-env',
         UNLISTED: 'x',
       },
+      'IN_DOTENV=from-dotenv\n',
     );
     manager.start();
     await waitFor(() => manager.states()[0]?.status === 'connected');
@@ -122,6 +129,9 @@ describe('MCP servers as toolsets (real SDK server over stdio and streamable HTT
     expect(await show('UNLISTED')).toBe('UNLISTED=(unset)');
     expect(await show('FAKE_TOKEN')).toBe('FAKE_TOKEN=from-env');
     expect(await show('PLAIN')).toBe('PLAIN=yes');
+    // Set from $HERMES_HOME/.env, and (as every .env value) scrubbed from what the model reads.
+    expect(await show('FROM_FILE')).toBe('FROM_FILE=[redacted]');
+    expect(await show('IN_DOTENV')).toBe('IN_DOTENV=(unset)');
   });
 
   it('refuses to hand a gateway secret to a server through an environment reference', async () => {
