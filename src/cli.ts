@@ -73,13 +73,11 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
             platforms: PLATFORMS,
             code: deps.code,
             mcpServers: () =>
-              runtime.mcp
-                .states()
-                .map((state) => ({
-                  name: state.name,
-                  usable: state.status === 'connected',
-                  detail: describeMcpState(state),
-                })),
+              runtime.mcp.states().map((state) => ({
+                name: state.name,
+                usable: state.status === 'connected',
+                detail: describeMcpState(state),
+              })),
           });
         });
       case 'start':
