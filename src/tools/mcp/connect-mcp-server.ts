@@ -1,8 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { McpServerConfig } from '../../config/mcp-servers-schema.js';
 import { HermesError } from '../../errors/hermes-error.js';
@@ -44,6 +41,7 @@ export interface ConnectOptions {
 }
 
 const STDERR_TAIL = 2_000;
+const CONNECTION_CLOSED = -32000;
 const MAX_PAGES = 50;
 
 /**
@@ -52,8 +50,10 @@ const MAX_PAGES = 50;
  */
 export async function connectMcpServer(options: ConnectOptions): Promise<McpConnection> {
   const { name, server, logger } = options;
+  // Loaded on first use: a gateway (or CLI run) without MCP servers never pays for the SDK.
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   let stderrTail = '';
-  const transport = createTransport(options, (chunk) => {
+  const transport = await createTransport(options, (chunk) => {
     stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL);
     logger.debug({ mcpServer: name, stderr: chunk.slice(0, 500) }, 'mcp server stderr');
   });
@@ -114,9 +114,15 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
   }
 }
 
-function createTransport(options: ConnectOptions, onStderr: (chunk: string) => void): Transport {
+async function createTransport(
+  options: ConnectOptions,
+  onStderr: (chunk: string) => void,
+): Promise<Transport> {
   const { name, server, baseEnv, lookupEnv } = options;
   if (server.url !== undefined) {
+    const { StreamableHTTPClientTransport } = await import(
+      '@modelcontextprotocol/sdk/client/streamableHttp.js'
+    );
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(server.headers)) {
       headers[key] = interpolateEnv(value, lookupEnv, `mcp_servers.${name}.headers.${key}`);
@@ -131,6 +137,7 @@ function createTransport(options: ConnectOptions, onStderr: (chunk: string) => v
       },
     });
   }
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   const transport = new StdioClientTransport({
     command: server.command ?? '',
     args: [...server.args],
@@ -170,7 +177,8 @@ async function listAllTools(
  * server should be reconnected; false for an answer the server gave (bad arguments, timeout…).
  */
 export function isConnectionFailure(error: unknown): boolean {
-  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
+  // The SDK's McpError carries the JSON-RPC code; -32000 is its "connection closed".
+  if ((error as Error)?.name === 'McpError') return (error as { code?: unknown }).code === CONNECTION_CLOSED;
   if (error instanceof HermesError) return false;
   const text = `${(error as Error)?.message ?? ''} ${String((error as { cause?: { code?: unknown } })?.cause?.code ?? '')}`;
   return /fetch failed|ECONNREFUSED|ECONNRESET|EPIPE|not connected|socket hang up/i.test(text);
