@@ -18,9 +18,11 @@ export interface DoctorDeps {
   readonly platforms: readonly PlatformDefinition[];
   /** What bin/hermes-gateway runs: the compiled build, or the sources and why. */
   readonly code: CodeSource;
+  /** Each configured MCP server after a connection attempt (`mcp_servers:`); none when absent. */
+  readonly mcpServers?: () => readonly Check[];
 }
 
-interface Check {
+export interface Check {
   readonly name: string;
   readonly usable: boolean;
   readonly detail: string;
@@ -41,6 +43,13 @@ export async function runDoctor(io: CliIo, deps: DoctorDeps): Promise<number> {
   io.stdout('## Services and platforms\n');
   for (const check of checks)
     io.stdout(`  ${check.usable ? 'ok  ' : 'no  '} ${check.name.padEnd(12)} ${check.detail}\n`);
+
+  const mcp = deps.mcpServers?.() ?? [];
+  if (mcp.length > 0) {
+    io.stdout('\n## MCP servers\n');
+    for (const check of mcp)
+      io.stdout(`  ${check.usable ? 'ok  ' : 'no  '} ${check.name.padEnd(12)} ${check.detail}\n`);
+  }
 
   io.stdout('\n## Tools\n');
   const status = registry.status();
