@@ -127,6 +127,20 @@ export function addRunRoutes(
         : `conv-${createHash('sha256').update(body.session_id).digest('hex').slice(0, 32)}`;
     const sessionKey = ingress.sessionKey({ platform: 'api_server', chatType: 'dm', chatId });
     const attended = body.attended === true;
+    // Without a key, anything that reaches the port may call this API — the agent's own commands
+    // included (a sandbox that shares the network sees loopback). An attended run it started could
+    // approve its own dangerous commands: attended runs need a key that commands cannot read.
+    if (attended && (config.platforms.api_server.key ?? '') === '') {
+      return reply
+        .code(403)
+        .send(
+          openAiError(
+            'Attended runs need an API key: set API_SERVER_KEY (platforms.api_server.key) so that only clients holding it can answer approval prompts.',
+            'permission_error',
+            'attended_needs_key',
+          ),
+        );
+    }
     const modelName = config.model.name ?? 'hermes-agent';
     const origin: TurnOriginInput = {
       platform: 'api_server',

@@ -26,6 +26,7 @@ button.secondary { background: transparent; color: var(--accent); }
 button:focus-visible, textarea:focus-visible, input:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 form#composer { display: flex; gap: .5rem; padding: .75rem 1rem; border-top: 1px solid var(--line); }
 textarea { flex: 1; min-height: 44px; padding: .5rem; border-radius: .4rem; border: 1px solid var(--line); color: var(--fg); background: var(--bg); resize: vertical; }
+.note { margin: 0; padding: .5rem 1rem; font-size: .9rem; border-bottom: 1px solid var(--line); }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 </style>
 </head>
@@ -35,7 +36,11 @@ textarea { flex: 1; min-height: 44px; padding: .5rem; border-radius: .4rem; bord
 <span id="status" role="status" aria-live="polite">Ready</span>
 <button type="button" id="new-chat" class="secondary">New chat</button>
 </header>
-<main id="log" role="log" aria-live="polite" aria-label="Conversation"></main>
+${
+  options.keyRequired
+    ? ''
+    : '<p class="note">No API key is set (API_SERVER_KEY), so this chat runs unattended: commands the gateway flags as dangerous are refused, not asked. Set a key to get approval buttons here.</p>\n'
+}<main id="log" role="log" aria-live="polite" aria-label="Conversation"></main>
 <form id="composer">
 <label for="message" class="visually-hidden">Message</label>
 <textarea id="message" name="message" rows="2" placeholder="Message the agent" required></textarea>

@@ -21,6 +21,8 @@ function clarifyCall(question: string, choices: string[]) {
 }
 
 const modes: QueueMode[] = ['embedded', 'bullmq'];
+/** Attended runs need an API key (without one, the agent's own commands could answer them). */
+const KEY = 'k-0123456789abcdef';
 
 describe.each(modes)('the Runs API (%s queue)', (mode) => {
   let fake: FakeOpenAi;
@@ -51,6 +53,8 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
   async function start(
     options: {
       env?: Record<string, string>;
+      /** Start with no API_SERVER_KEY at all. */
+      noKey?: boolean;
       yaml?: string;
       workers?: boolean;
       sweepIntervalMs?: number;
@@ -58,7 +62,7 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
   ): Promise<TestGateway> {
     gw = await startTestGateway({
       mode,
-      env: { ...env(), ...options.env },
+      env: { ...env(), ...(options.noKey === true ? {} : { API_SERVER_KEY: KEY }), ...options.env },
       // Commands run on the machine (as a chat's do), so the test can see what ran.
       yaml: ['terminal:', '  unattended_backend: local', options.yaml ?? ''].join('\n'),
       ...(options.workers !== undefined ? { workers: options.workers } : {}),
@@ -85,7 +89,7 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
     const { baseURL, workdir } = await start();
     mkdirSync(join(workdir, 'build'));
     fake.script(terminalCall('rm -rf build'), { content: 'Finished.' });
-    const api = runsApi(baseURL);
+    const api = runsApi(baseURL, KEY);
     const created = await api.call('POST', '/runs', { input: 'remove the build folder', attended: true });
     expect(created.status).toBe(202);
     const id = String(created.body['id']);
@@ -133,7 +137,7 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
     const { baseURL, workdir } = await start();
     mkdirSync(join(workdir, 'build'));
     fake.script(terminalCall('rm -rf build'), { content: 'All cleaned up after approval.' });
-    const api = runsApi(baseURL);
+    const api = runsApi(baseURL, KEY);
     const { body } = await api.call('POST', '/runs', { input: 'clean up', attended: true });
     const id = String(body['id']);
 
@@ -166,7 +170,7 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
   it('returns the same run for a retried POST with the same Idempotency-Key', async () => {
     const { baseURL } = await start();
     fake.script({ content: 'Once only.', delayMs: 300 });
-    const api = runsApi(baseURL);
+    const api = runsApi(baseURL, KEY);
     const headers = { 'idempotency-key': `retry-${mode}-1` };
     const first = await api.call('POST', '/runs', { input: 'hello' }, headers);
     const again = await api.call('POST', '/runs', { input: 'hello' }, headers);
@@ -192,7 +196,7 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
   it('asks a question in an attended run and continues with the answer', async () => {
     const { baseURL } = await start();
     fake.script(clarifyCall('Which branch?', ['main', 'dev']), { content: 'Using dev.' });
-    const api = runsApi(baseURL);
+    const api = runsApi(baseURL, KEY);
     const { body } = await api.call('POST', '/runs', {
       input: [{ role: 'user', content: 'deploy it' }],
       attended: true,
@@ -221,7 +225,7 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
     const { baseURL, workdir } = await start();
     mkdirSync(join(workdir, 'build'));
     fake.script(terminalCall('rm -rf build'), { content: 'Could not remove it.' });
-    const api = runsApi(baseURL);
+    const api = runsApi(baseURL, KEY);
     const { body } = await api.call('POST', '/runs', { input: 'remove build' });
     const done = await waitForStatus(api, String(body['id']), 'done');
     expect(done['output']).toBe('Could not remove it.');
@@ -238,7 +242,7 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
     const { baseURL, workdir } = await start();
     mkdirSync(join(workdir, 'build'));
     fake.script(terminalCall('rm -rf build'), { content: 'Stopped as asked.' });
-    const api = runsApi(baseURL);
+    const api = runsApi(baseURL, KEY);
     const { body } = await api.call('POST', '/runs', { input: 'remove build', attended: true });
     const id = String(body['id']);
     await waitForStatus(api, id, 'waiting_for_approval');
@@ -256,7 +260,7 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
     const { baseURL, workdir } = await start({ yaml: 'approvals:\n  timeout: 1', sweepIntervalMs: 200 });
     mkdirSync(join(workdir, 'build'));
     fake.script(terminalCall('rm -rf build'), { content: 'Nobody allowed it.' });
-    const api = runsApi(baseURL);
+    const api = runsApi(baseURL, KEY);
     const { body } = await api.call('POST', '/runs', { input: 'remove build', attended: true });
     const id = String(body['id']);
     const stream = await api.events(id);
@@ -272,19 +276,33 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
   });
 
   it('requires the API key on every run route, and says which run is unknown', async () => {
-    const { baseURL } = await start({ env: { API_SERVER_KEY: 'k-0123456789abcdef' } });
+    const { baseURL } = await start();
     const anonymous = runsApi(baseURL);
     expect((await anonymous.call('POST', '/runs', { input: 'hi' })).status).toBe(401);
     expect((await anonymous.call('GET', '/runs/run_x')).status).toBe(401);
     expect((await anonymous.call('GET', '/runs/run_x/events')).status).toBe(401);
     expect((await anonymous.call('POST', '/runs/run_x/approval', { choice: 'once' })).status).toBe(401);
     expect((await anonymous.call('POST', '/runs/run_x/stop')).status).toBe(401);
-    const keyed = runsApi(baseURL, 'k-0123456789abcdef');
+    const keyed = runsApi(baseURL, KEY);
     const missing = await keyed.call('GET', '/runs/run_nope');
     expect(missing.status).toBe(404);
     expect((missing.body['error'] as Record<string, unknown>)['code']).toBe('run_not_found');
     const bad = await keyed.call('POST', '/runs', { input: 'hi', attended: 'yes' });
     expect(bad.status).toBe(400);
+  });
+
+  it('refuses an attended run when no API key is set: its prompts could be answered by the agent itself', async () => {
+    const started = await start({ noKey: true });
+    const api = runsApi(started.baseURL);
+    const refused = await api.call('POST', '/runs', { input: 'remove build', attended: true });
+    expect(refused.status).toBe(403);
+    expect((refused.body['error'] as Record<string, unknown>)['code']).toBe('attended_needs_key');
+    // Refused before anything was queued: the model was never asked.
+    expect(fake.requests.length).toBe(0);
+    // Unattended runs stay open without a key, as the chat completions route does.
+    fake.respond = () => ({ content: 'hello' });
+    const open = await api.call('POST', '/runs', { input: 'hi' });
+    expect(open.status).toBe(202);
   });
 
   it.runIf(mode === 'bullmq')(
@@ -298,7 +316,7 @@ describe.each(modes)('the Runs API (%s queue)', (mode) => {
         onStderr: () => {},
       });
       fake.script(terminalCall('rm -rf build'), { content: 'Removed by the worker.' });
-      const api = runsApi(started.baseURL);
+      const api = runsApi(started.baseURL, KEY);
       const { body } = await api.call('POST', '/runs', { input: 'remove build', attended: true });
       const id = String(body['id']);
       // The worker process takes a while to start on a busy machine.

@@ -7,6 +7,7 @@ import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
 import { startTestGateway, type TestGateway } from '../../gateway/e2e/gateway-kit.js';
 
 const CHROMIUM = '/usr/bin/chromium';
+const KEY = 'k-web-chat-0123456789';
 /** Screenshots of the pages, kept as test artifacts (CI uploads the folder). */
 export const ARTIFACTS = resolve(import.meta.dirname, '../../../test-artifacts');
 
@@ -36,13 +37,15 @@ describe.skipIf(!existsSync(CHROMIUM))('the web chat in a real browser (headless
     fake.reset();
   });
 
-  async function open(): Promise<{ page: Page; gateway: TestGateway }> {
+  async function open(options: { key?: boolean } = {}): Promise<{ page: Page; gateway: TestGateway }> {
     gw = await startTestGateway({
       mode: 'embedded',
       env: {
         OPENAI_BASE_URL: fake.baseURL,
         OPENAI_API_KEY: 'sk-test-key-0123456789',
         HERMES_MODEL: 'fake-model',
+        // The web chat's runs are attended, which needs a key: the page asks for it once.
+        ...(options.key === false ? {} : { API_SERVER_KEY: KEY }),
       },
       yaml: 'terminal:\n  unattended_backend: local',
     });
@@ -62,6 +65,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the web chat in a real browser (headless
       viewport: { width: 390, height: 844 },
     });
     const page = context.pages()[0] ?? (await context.newPage());
+    page.on('dialog', (dialog) => void dialog.accept(KEY));
     await page.goto(`${gw.baseURL.replace(/\/v1$/, '')}/ui/chat`);
     return { page, gateway: gw };
   }
@@ -114,6 +118,18 @@ describe.skipIf(!existsSync(CHROMIUM))('the web chat in a real browser (headless
     await page.screenshot({ path: join(ARTIFACTS, 'web-chat-after-reload.png'), fullPage: true });
     await deny.click();
     await page.getByText('Left it in place.').waitFor({ timeout: 15_000 });
+    expect(existsSync(join(gateway.workdir, 'keep'))).toBe(true);
+  }, 60_000);
+
+  it('without an API key, says so and runs unattended: a dangerous command is refused, not asked', async () => {
+    const { page, gateway } = await open({ key: false });
+    mkdirSync(join(gateway.workdir, 'keep'));
+    await expect(page.getByText('No API key is set').isVisible()).resolves.toBe(true);
+    fake.script(terminalCall('rm -rf keep'), { content: 'I could not remove it.' });
+    await page.getByLabel('Message').fill('remove keep');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('I could not remove it.').waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('button', { name: 'Allow once' }).count()).toBe(0);
     expect(existsSync(join(gateway.workdir, 'keep'))).toBe(true);
   }, 60_000);
 });

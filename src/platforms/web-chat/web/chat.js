@@ -223,7 +223,9 @@ form.addEventListener('submit', async (event) => {
   if (text === '') return;
   box.value = '';
   add('user', text);
-  const result = await post('/v1/runs', { input: text, session_id: sessionId(), attended: true });
+  // Attended (approval buttons in the page) needs the gateway's API key: without one, anything on
+  // the machine could answer the prompts. Keyless, runs are unattended: dangerous commands are refused.
+  const result = await post('/v1/runs', { input: text, session_id: sessionId(), attended: keyRequired });
   if (!result.ok) {
     add('assistant error', `⚠️ ${result.data?.error?.message ?? `HTTP ${result.status}`}`);
     if (result.status === 401) store.removeItem('hermes.key');
