@@ -21,6 +21,7 @@ import { type DiscoveryReport, discoverTools } from '../registry/discover-tools.
 import type { ToolServices } from '../registry/tool-services.js';
 import { createToolsets, type Toolsets } from '../registry/toolsets.js';
 import type { SessionSearchService } from '../tools/agent/agent-services.js';
+import type { CronjobService } from '../tools/cronjob/cronjob-services.js';
 import type { DiscordToolService } from '../tools/discord/discord-services.js';
 import { MemoryStore } from '../tools/memory/memory-store.js';
 import { type CommandGroupLedger, createCommandGroupLedger } from '../tools/terminal/command-group-ledger.js';
@@ -69,6 +70,8 @@ export interface CreateToolRuntimeOptions {
   readonly localApprovalStore?: () => ApprovalStore;
   /** The transcript store behind `session_search`; without it the tool is unavailable. */
   readonly sessionSearch?: SessionSearchService;
+  /** The gateway's scheduled tasks behind the `cronjob` tool; without it the tool is unavailable. */
+  readonly cronjobs?: CronjobService;
 }
 
 /**
@@ -117,6 +120,7 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     todoStore,
     subAgent,
     ...(options.sessionSearch !== undefined ? { sessionSearch: options.sessionSearch } : {}),
+    ...(options.cronjobs !== undefined ? { cronjobs: options.cronjobs } : {}),
     ...discordService(config),
   };
   const registry = createRegistry({ services, logger });

@@ -43,6 +43,7 @@ export type HermesErrorCode =
   | 'redis_unreachable'
   | 'address_in_use'
   | 'platform_failed'
+  | 'cron_job_unknown'
   | 'admin_only';
 
 export class HermesError extends Error {

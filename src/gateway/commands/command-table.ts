@@ -18,6 +18,7 @@ export const COMMAND_NAMES = [
   'tools',
   'sethome',
   'pair',
+  'cron',
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];
@@ -85,6 +86,11 @@ export const COMMANDS: readonly CommandSpec[] = [
   ),
   spec('sethome', 'Make this chat the home channel for notifications', '/sethome', { aliases: ['set-home'] }),
   spec('pair', 'Approve a pairing code (admins)', '/pair <code>', { adminOnly: true }),
+  spec(
+    'cron',
+    'Scheduled tasks of this chat: list, add, pause, resume, delete',
+    '/cron [add|pause|resume|delete]',
+  ),
 ];
 
 /** Commands every user may run, admin or not. */

@@ -10,6 +10,7 @@ import type {
 import { allowedCommands } from './command-permissions.js';
 import { type CommandName, commandSpec } from './command-table.js';
 import { newCommand, queueCommand, stopCommand } from './control-commands.js';
+import { cronCommand } from './cron-command.js';
 import { helpCommand, modelCommand, statusCommand, usageCommand, whoamiCommand } from './info-commands.js';
 import { resolveCommand } from './parse-command.js';
 import { toolsCommand } from './tools-command.js';
@@ -29,6 +30,7 @@ const IMPLEMENTATIONS: Readonly<Record<CommandName, CommandImpl>> = {
   tools: toolsCommand,
   sethome: sethomeCommand,
   pair: pairCommand,
+  cron: cronCommand,
 };
 
 export interface CommandHandler {
