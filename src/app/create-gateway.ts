@@ -203,6 +203,8 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
       },
       logger: cronLogger,
       now: Date.now,
+      presetOf: (platform) =>
+        runtime.toolsets.has(`hermes-${platform}`) ? `hermes-${platform}` : 'hermes-cli',
       configuredHome: (platform) =>
         adapters.find((adapter) => adapter.platform === platform)?.homeChannel ??
         configuredHome(config, platform),

@@ -40,6 +40,8 @@ export interface CronServiceDeps {
   readonly settings: CronSettings;
   readonly logger: Logger;
   readonly now: () => number;
+  /** The toolset preset chats of a platform use (as ingress picks it); default `hermes-<platform>`. */
+  readonly presetOf?: (platform: string) => string;
   /** A platform's configured home channel (`*_HOME_CHANNEL`), used until /sethome picks one. */
   readonly configuredHome?: (
     platform: string,
@@ -181,6 +183,7 @@ export function createCronService(
       userId: job.createdBy,
       ...(job.createdByName !== undefined ? { userName: job.createdByName } : {}),
       unattended: true,
+      ...(deps.presetOf !== undefined ? { toolset: deps.presetOf(job.chat.platform) } : {}),
     };
     return { ok: true, origin: origin as TurnOrigin };
   }
