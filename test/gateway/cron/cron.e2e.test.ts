@@ -110,7 +110,7 @@ describe.each<QueueMode>(['embedded', 'bullmq'])('scheduled tasks (%s)', (mode) 
     await adapter.say({ ...ALICE, text: 'send me the sales report in a moment' });
     await waitFor(() => adapter.texts(ALICE.chatId).includes('Scheduled it.'));
     const created = JSON.parse(
-      String((fake.requests[1]?.body['messages'] as { content: string }[]).at(-1)?.content),
+      String(((fake.requests[1]?.body['messages'] ?? []) as { content: string }[]).at(-1)?.content),
     );
     expect(created.created).toMatchObject({ schedule: 'in 2s', state: 'active', deliver: 'origin' });
 
