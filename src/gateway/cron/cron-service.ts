@@ -62,7 +62,16 @@ export interface CronCreateRequest {
 }
 
 /** What a due run came to. */
-export type CronFireResult = 'submitted' | 'duplicate' | 'inactive' | 'catch_up_skipped' | 'undeliverable';
+export type CronFireResult =
+  | 'submitted'
+  | 'duplicate'
+  | 'inactive'
+  | 'not_due'
+  | 'catch_up_skipped'
+  | 'undeliverable';
+
+/** How much earlier than the stored next run a scheduler's due time may be and still count. */
+const DUE_TOLERANCE_MS = 1_000;
 
 export interface CronService {
   create(request: CronCreateRequest): Promise<CronJob>;
@@ -263,7 +272,10 @@ export function createCronService(
     },
     async fire(jobId, dueAt) {
       const job = await store.getCronJob(jobId);
-      if (job === undefined || job.state !== 'active') return 'inactive';
+      if (job === undefined || job.state !== 'active' || job.nextRunAt === undefined) return 'inactive';
+      // The store is the schedule: a BullMQ run before it (an interval scheduler set up again on
+      // resume starts at once) waits for the stored time.
+      if (dueAt < job.nextRunAt - DUE_TOLERANCE_MS) return 'not_due';
       const now = deps.now();
       const after = Math.max(now, dueAt);
       const next =

@@ -118,6 +118,8 @@ describe('scheduled tasks on a fake clock (embedded scheduler)', () => {
 
     clock = T0 + HOUR / 2;
     await tickExpecting(made, 1);
+    // A scheduler that offers a time before the stored next run (BullMQ on resume) is told to wait.
+    expect(await cron.fire(job.id, T0 + HOUR / 2)).toBe('not_due');
     clock = T0 + HOUR;
     await tickExpecting(made, 2);
     expect(await store.getCronJob(job.id)).toMatchObject({
@@ -163,8 +165,13 @@ describe('scheduled tasks on a fake clock (embedded scheduler)', () => {
     });
     // The due time is claimed: no other process can claim it again.
     expect(await store.claimCronRun(job.id, Date.parse('2026-12-03T09:00:00Z'))).toBe(false);
-    // A late copy of the run (another worker's) comes too soon after it and is skipped.
-    expect(await cron.fire(job.id, Date.parse('2026-12-03T09:00:00Z'))).toBe('catch_up_skipped');
+    // A late copy of that run (another worker's) is before the stored next run: it waits.
+    expect(await cron.fire(job.id, Date.parse('2026-12-03T09:00:00Z'))).toBe('not_due');
+    // A scheduler catching up on the missed times (BullMQ's interval schedulers may) is skipped:
+    // it would come too soon after the run that just happened.
+    await store.updateCronJob(job.id, { nextRunAt: Date.parse('2026-12-04T09:00:00Z') });
+    expect(await cron.fire(job.id, Date.parse('2026-12-04T09:00:00Z'))).toBe('catch_up_skipped');
+    expect((await store.getCronJob(job.id))?.nextRunAt).toBe(Date.parse('2026-12-06T09:00:00Z'));
     clock = Date.parse('2026-12-06T09:00:00Z');
     await tickExpecting(second, 2);
   });

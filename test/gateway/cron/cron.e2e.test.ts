@@ -146,6 +146,15 @@ describe.each<QueueMode>(['embedded', 'bullmq'])('scheduled tasks (%s)', (mode) 
     expect(await command(adapter, `/cron resume ${id}`)).toMatch(new RegExp(`^Resumed ${id}; next run`));
     await waitFor(() => runsOf('Say tick.').length >= paused + 1);
     expect(await command(adapter, `/cron delete ${id}`)).toBe(`Deleted ${id}.`);
+    // Without "|": five cron fields, then the prompt; a time zone of its own.
+    const morning = await command(adapter, '/cron add --tz Asia/Tokyo 0 9 * * * Write the morning note.');
+    expect(morning).toMatch(
+      /^Scheduled \w+: 0 9 \* \* \* \(Asia\/Tokyo\), to this chat; first run \S+ 09:00 Asia\/Tokyo/,
+    );
+    expect(await command(adapter, '/cron add every soon | x')).toMatch(
+      /^Could not do that: "every soon": write an interval/,
+    );
+    expect(await command(adapter, `/cron delete ${idOf(morning)}`)).toBe(`Deleted ${idOf(morning)}.`);
     expect(await command(adapter, '/cron')).toMatch(/^No scheduled tasks in this chat/);
   });
 
