@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createToolRuntime, type ToolRuntime } from './app/create-tool-runtime.js';
 import { PLATFORMS } from './app/platforms.js';
@@ -78,6 +80,15 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
                 usable: state.status === 'connected',
                 detail: describeMcpState(state),
               })),
+            cronJobs: async () => {
+              if (!existsSync(join(runtime.config.home, 'state.db'))) return [];
+              const store = openStoreForCli(runtime.config, runtime.logger);
+              try {
+                return await store.listCronJobs();
+              } finally {
+                await store.close();
+              }
+            },
           });
         });
       case 'start':

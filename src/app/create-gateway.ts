@@ -8,6 +8,9 @@ import { HermesError } from '../errors/hermes-error.js';
 import { createAccessControl } from '../gateway/access/create-access-control.js';
 import { createCommandHandler } from '../gateway/commands/create-command-handler.js';
 import { type ControlPlane, createControlPlane } from '../gateway/create-control-plane.js';
+import { createBullmqCronScheduler } from '../gateway/cron/bullmq-cron-scheduler.js';
+import { type CronScheduler, type CronService, createCronService } from '../gateway/cron/cron-service.js';
+import { createLocalCronScheduler } from '../gateway/cron/local-cron-scheduler.js';
 import { createDelivery } from '../gateway/delivery/create-delivery.js';
 import type { EventBus } from '../gateway/events/event-bus.js';
 import { createMemoryEventBus } from '../gateway/events/memory-event-bus.js';
@@ -55,6 +58,8 @@ export interface CreateGatewayOptions {
   readonly adapters?: readonly PlatformAdapter[];
   /** False leaves the webhook routes to the caller (skips the list's `webhook` platform). */
   readonly webhooks?: boolean;
+  /** Embedded mode: between looks for due scheduled tasks, ms. Default 1000. */
+  readonly cronTickMs?: number;
 }
 
 export interface Gateway {
@@ -65,6 +70,10 @@ export interface Gateway {
   readonly bus: EventBus;
   readonly runner: TurnRunner;
   readonly metrics: GatewayMetrics;
+  /** Scheduled tasks (`cronjob` tool, `/cron`). */
+  readonly cron: CronService;
+  /** The scheduler firing them: BullMQ job schedulers with Redis, a timer in this process without. */
+  readonly cronScheduler: CronScheduler;
   /** The chat control plane; undefined without chat adapters. */
   readonly control: ControlPlane | undefined;
   /** The platforms built for this process (labels for the banner): chat adapters and HTTP ones. */
@@ -184,6 +193,42 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
   const { platforms, routes, homeLock, httpAuth } = prepared;
   const adapters = platforms.flatMap((platform) => platform.adapter ?? []);
   const store = createSqliteGatewayStore({ path: join(config.home, 'state.db'), logger });
+  const cronLogger = logger.child({ component: 'cron' });
+  const cron = createCronService(
+    {
+      store,
+      submit: (item) => queue.submit(item),
+      settings: {
+        timezone: config.cron.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+        minIntervalMs: config.cron.min_interval_seconds * 1000,
+        maxJobsPerChat: config.cron.max_jobs_per_chat,
+      },
+      logger: cronLogger,
+      now: Date.now,
+      presetOf: (platform) =>
+        runtime.toolsets.has(`hermes-${platform}`) ? `hermes-${platform}` : 'hermes-cli',
+      configuredHome: (platform) =>
+        adapters.find((adapter) => adapter.platform === platform)?.homeChannel ??
+        configuredHome(config, platform),
+    },
+    () => cronScheduler,
+  );
+  const cronScheduler: CronScheduler =
+    config.redis.url === undefined
+      ? createLocalCronScheduler({
+          store,
+          fire: (jobId, dueAt) => cron.fire(jobId, dueAt),
+          logger: cronLogger,
+          now: Date.now,
+          ...(options.cronTickMs !== undefined ? { tickMs: options.cronTickMs } : {}),
+        })
+      : createBullmqCronScheduler({
+          url: config.redis.url,
+          prefix: config.redis.prefix,
+          store,
+          fire: (jobId, dueAt) => cron.fire(jobId, dueAt),
+          logger: cronLogger,
+        });
   const runtime = await createToolRuntime({
     config,
     logger,
@@ -191,6 +236,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
     builtinToolsDir: options.builtinToolsDir,
     localApprovalStore: () => createSqliteApprovalStore(store.db, { logger }),
     sessionSearch: store,
+    cronjobs: cron,
   });
   const bus =
     config.redis.url === undefined
@@ -291,6 +337,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
       approvePairing: (platform, code, approvedBy) => access.approveCode(platform, code, approvedBy),
       reloadMcp: async () =>
         (await runtime.mcp.reload()).map((state) => `${state.name}: ${describeMcpState(state)}`),
+      cron,
     });
     control = createControlPlane(
       {
@@ -309,6 +356,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
         observer: {
           inbound: (platform, status) => metrics.inbound.inc({ platform, status }),
           deliveryFailed: (platform) => metrics.deliveriesFailed.inc({ platform }),
+          answerDelivery: (report) => cron.noteDelivery(report),
         },
       },
       adapters,
@@ -367,6 +415,8 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
         );
       },
     });
+    // Workers also run the scheduled tasks that come due.
+    await cronScheduler.start({ work: true });
   }
   return {
     config,
@@ -376,6 +426,8 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
     bus,
     runner,
     metrics,
+    cron,
+    cronScheduler,
     control,
     platforms: platforms.map((platform) => platform.label),
     ingress,
@@ -388,6 +440,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
       // MCP servers connect in the background: a slow or dead one never holds up the start.
       runtime.mcp.start();
       if (startOptions.workers !== false) await startWorkers();
+      await cronScheduler.start({ work: false });
       await control?.start();
       const timer = setInterval(() => void sweep(), options.sweepIntervalMs ?? 15_000);
       timer.unref();
@@ -409,6 +462,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
     close() {
       closing ??= (async () => {
         for (const timer of timers) clearInterval(timer);
+        await cronScheduler.close();
         await control?.stop();
         // Stop intake first; requests already waiting for an answer get it while turns finish.
         const httpClosed = app
@@ -431,4 +485,12 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
       return closing;
     },
   };
+}
+
+/** A platform's home channel from its settings (`platforms.<name>.home_channel`), if it has one. */
+function configuredHome(config: Config, platform: string): { readonly chatId: string } | undefined {
+  const section: unknown = (config.platforms as Readonly<Record<string, unknown>>)[platform];
+  if (typeof section !== 'object' || section === null) return undefined;
+  const home = (section as { home_channel?: unknown }).home_channel;
+  return typeof home === 'string' && home !== '' ? { chatId: home } : undefined;
 }

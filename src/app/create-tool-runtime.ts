@@ -23,6 +23,7 @@ import { mcpToolsetSpecs } from '../registry/mcp-toolsets.js';
 import type { ToolServices } from '../registry/tool-services.js';
 import { createToolsets, type Toolsets } from '../registry/toolsets.js';
 import type { SessionSearchService } from '../tools/agent/agent-services.js';
+import type { CronjobService } from '../tools/cronjob/cronjob-services.js';
 import type { DiscordToolService } from '../tools/discord/discord-services.js';
 import type { FeishuDocService } from '../tools/feishu/feishu-services.js';
 import { createMcpManager, type McpManager } from '../tools/mcp/create-mcp-manager.js';
@@ -78,6 +79,8 @@ export interface CreateToolRuntimeOptions {
   readonly localApprovalStore?: () => ApprovalStore;
   /** The transcript store behind `session_search`; without it the tool is unavailable. */
   readonly sessionSearch?: SessionSearchService;
+  /** The gateway's scheduled tasks behind the `cronjob` tool; without it the tool is unavailable. */
+  readonly cronjobs?: CronjobService;
 }
 
 /**
@@ -126,6 +129,7 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     todoStore,
     subAgent,
     ...(options.sessionSearch !== undefined ? { sessionSearch: options.sessionSearch } : {}),
+    ...(options.cronjobs !== undefined ? { cronjobs: options.cronjobs } : {}),
     ...discordService(config),
     ...feishuService(config, logger),
   };

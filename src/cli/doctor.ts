@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { stringify } from 'yaml';
 import type { Config } from '../config/config-schema.js';
 import { maskSecrets } from '../config/mask-secrets.js';
+import { describeCronJob } from '../gateway/cron/describe-cron-job.js';
+import type { CronJob } from '../gateway/store/cron-store.js';
 import type { PlatformDefinition } from '../platforms/platform.js';
 import type { Registry } from '../registry/create-registry.js';
 import { passingEnvNames } from '../tools/terminal/scrub-env.js';
@@ -20,6 +22,8 @@ export interface DoctorDeps {
   readonly code: CodeSource;
   /** Each configured MCP server after a connection attempt (`mcp_servers:`); none when absent. */
   readonly mcpServers?: () => readonly Check[];
+  /** The scheduled tasks in the state store (none when it does not exist yet). */
+  readonly cronJobs?: () => Promise<readonly CronJob[]>;
 }
 
 export interface Check {
@@ -62,7 +66,29 @@ export async function runDoctor(io: CliIo, deps: DoctorDeps): Promise<number> {
   const unavailable = status.filter((s) => !s.available).length;
   io.stdout(`\n${status.length - unavailable} of ${status.length} tools available.\n`);
   io.stdout(terminalSection(config, registry));
+  if (deps.cronJobs !== undefined) io.stdout(await cronSection(deps.cronJobs));
   return EXIT_OK;
+}
+
+/** Scheduled tasks: how many, and each one whose last run could not be delivered, with the reason. */
+async function cronSection(list: () => Promise<readonly CronJob[]>): Promise<string> {
+  let jobs: readonly CronJob[];
+  try {
+    jobs = await list();
+  } catch (error) {
+    return `\n## Scheduled tasks\n  the state store could not be read: ${(error as Error).message}\n`;
+  }
+  const count = (state: CronJob['state']) => jobs.filter((job) => job.state === state).length;
+  const failed = jobs.filter((job) => job.delivery?.status === 'failed');
+  const lines = [
+    '\n## Scheduled tasks\n',
+    `  ${jobs.length} task(s): ${count('active')} active, ${count('paused')} paused, ${count('done')} done; ${failed.length} with a failed last delivery\n`,
+  ];
+  for (const job of failed) {
+    const where = `${job.chat.platform} ${job.chat.chatId}${job.chat.threadId === undefined ? '' : `/${job.chat.threadId}`}`;
+    lines.push(`  no   ${where}\n${describeCronJob(job).replace(/^/gm, '       ')}\n`);
+  }
+  return lines.join('');
 }
 
 /** Where each kind of session runs commands and why, and which variables they receive (names only). */

@@ -397,6 +397,17 @@ const queueSchema = z
   })
   .strict();
 
+const cronSchema = z
+  .object({
+    /** Time zone of new scheduled tasks (IANA name); default: the machine's. */
+    timezone: z.string().min(1).max(64).optional(),
+    /** Shortest time between two runs of one task, in seconds. */
+    min_interval_seconds: z.number().int().min(1).default(60),
+    /** Scheduled tasks one chat may have (paused ones count). */
+    max_jobs_per_chat: z.number().int().positive().max(1000).default(20),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     model: modelSchema.default({ timeout_ms: 120_000 }),
@@ -471,6 +482,7 @@ export const configSchema = z
           'usage',
           'model',
           'tools',
+          'cron',
         ]),
       })
       .strict()
@@ -479,10 +491,22 @@ export const configSchema = z
         allow_all: false,
         admin_users: [],
         group_reply: 'mentioned' as const,
-        user_commands: ['new', 'status', 'stop', 'approve', 'deny', 'queue', 'usage', 'model', 'tools'],
+        user_commands: [
+          'new',
+          'status',
+          'stop',
+          'approve',
+          'deny',
+          'queue',
+          'usage',
+          'model',
+          'tools',
+          'cron',
+        ],
       })),
     display: displaySchema.default(() => displaySchema.parse({})),
     queue: queueSchema.default(() => queueSchema.parse({})),
+    cron: cronSchema.default(() => cronSchema.parse({})),
     platforms: z
       .object({
         telegram: telegramSchema.default(() => telegramSchema.parse({})),

@@ -45,7 +45,8 @@ export type HermesErrorCode =
   | 'platform_failed'
   | 'admin_only'
   | 'mcp_unavailable'
-  | 'mcp_failed';
+  | 'mcp_failed'
+  | 'cron_job_unknown';
 
 export class HermesError extends Error {
   readonly code: HermesErrorCode;

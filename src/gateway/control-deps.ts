@@ -40,6 +40,8 @@ export interface ControlDeps {
   readonly observer?: {
     inbound?(platform: string, status: string): void;
     deliveryFailed?(platform: string): void;
+    /** An answer or failure notice of a turn was sent, or could not be (scheduled tasks record it). */
+    answerDelivery?(report: AnswerDeliveryReport): void | Promise<void>;
   };
 }
 
@@ -48,4 +50,16 @@ export interface ChatActivity {
   typing: TypingKeeper | undefined;
   progress: ProgressMessage | undefined;
   turnId: string | undefined;
+}
+
+/** How the delivery of one turn's answer (or failure notice) went, live or from the outbox. */
+export interface AnswerDeliveryReport {
+  readonly sessionKey: string;
+  readonly turnId: string;
+  /** `final`: the answer; `failed`: the notice of a failed turn (its message in `failure`). */
+  readonly kind: 'final' | 'failed';
+  readonly delivered: boolean;
+  /** Why it could not be sent. */
+  readonly error?: string | undefined;
+  readonly failure?: string | undefined;
 }

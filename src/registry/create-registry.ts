@@ -271,6 +271,7 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
         platform: call.platform,
         unattended: call.unattended ?? false,
         toolCallId: call.toolCallId,
+        chat: call.chat,
         services,
       };
       let value: unknown;

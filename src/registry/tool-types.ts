@@ -19,6 +19,17 @@ export interface CallContext {
   readonly toolCallId?: string;
   /** When given, only these tools may run (the session's resolved toolset). */
   readonly allowedTools?: ReadonlySet<string>;
+  /** The chat the call's turn answers to, when it came from one (a chat platform, a webhook). */
+  readonly chat?: ToolChat;
+}
+
+/** Where a turn answers: the chat of its origin. */
+export interface ToolChat {
+  readonly chatType: string;
+  readonly chatId: string;
+  readonly threadId?: string | undefined;
+  /** Display name of the sender. */
+  readonly userName?: string | undefined;
 }
 
 /** What a handler receives: the call context, filled in, plus the long-lived services. */
@@ -27,6 +38,8 @@ export interface ToolContext extends Required<Pick<CallContext, 'signal' | 'sess
   readonly platform: string | undefined;
   readonly unattended: boolean;
   readonly toolCallId: string | undefined;
+  /** Undefined outside a chat (sub-agents, direct dispatch). */
+  readonly chat?: ToolChat | undefined;
   readonly services: ToolServices;
 }
 

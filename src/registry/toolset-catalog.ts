@@ -28,6 +28,7 @@ export const CORE_TOOLS: readonly string[] = [
   'memory',
   'session_search',
   'delegate_task',
+  'cronjob',
 ];
 
 /** Inbound webhooks carry untrusted third-party content: no file access, no command execution. */
@@ -56,6 +57,7 @@ export const TOOLSET_CATALOG: Readonly<Record<string, ToolsetSpec>> = {
   file: group('Read, write, patch and search files', ['read_file', 'write_file', 'patch', 'search_files']),
   clarify: group('Ask the user a question', ['clarify']),
   todo: group('A task list for the current session', ['todo']),
+  cronjob: group('Scheduled tasks delivered to the chat', ['cronjob']),
   memory: group('Persistent notes and a user profile', ['memory']),
   session_search: group('Search earlier conversations of the same chat', ['session_search']),
   delegation: group('Hand a sub-task to a sub-agent with a narrower toolset', ['delegate_task']),
@@ -76,8 +78,8 @@ export const TOOLSET_CATALOG: Readonly<Record<string, ToolsetSpec>> = {
     'feishu_drive',
   ]),
   'hermes-api-server': group(
-    'OpenAI-compatible API preset: the core without clarify (nobody can be asked)',
-    CORE_TOOLS.filter((name) => name !== 'clarify'),
+    'OpenAI-compatible API preset: the core without clarify (nobody can be asked) and cronjob (no chat to deliver to)',
+    CORE_TOOLS.filter((name) => name !== 'clarify' && name !== 'cronjob'),
   ),
   'hermes-api-attended': group(
     'API runs someone attends (POST /v1/runs with attended): the API preset plus clarify',

@@ -83,7 +83,7 @@ describe('toolsets', () => {
     expect(() => toolsets.createCustomToolset('Bad Name', { tools: [] })).toThrow(/must match/);
   });
 
-  it('presets: webhook is exactly the safe four, api-server is core without clarify, gateway includes all', () => {
+  it('presets: webhook is exactly the safe four, api-server is core without clarify and cronjob, gateway includes all', () => {
     const toolsets = createToolsets(registryWith(builtins));
     expect(toolsets.resolve('hermes-webhook')).toStrictEqual([
       'clarify',
@@ -92,7 +92,7 @@ describe('toolsets', () => {
       'web_search',
     ]);
     expect(toolsets.resolve('hermes-api-server')).toStrictEqual(
-      [...CORE_TOOLS].filter((t) => t !== 'clarify').sort(),
+      [...CORE_TOOLS].filter((t) => t !== 'clarify' && t !== 'cronjob').sort(),
     );
     expect(toolsets.resolve('hermes-telegram')).toStrictEqual([...CORE_TOOLS].sort());
     for (const preset of [

@@ -3,6 +3,7 @@ import type { ApprovalGateController } from '../../approval/create-approval-gate
 import type { Config } from '../../config/config-schema.js';
 import type { ChatRef, Sender } from '../../platforms/adapter.js';
 import type { Toolsets } from '../../registry/toolsets.js';
+import type { CronService } from '../cron/cron-service.js';
 import type { InboxItem, TurnQueue } from '../queue/turn-queue.js';
 import type { HomeChannelStore } from '../store/home-channel-store.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -60,6 +61,8 @@ export interface CommandHandlerDeps {
    * connected (stdio), 12 tools`). Without it `/reload-mcp` says MCP is not available.
    */
   readonly reloadMcp?: () => Promise<readonly string[]>;
+  /** Scheduled tasks (`/cron`); without it `/cron` says they are not available. */
+  readonly cron?: CronService;
 }
 
 /** One command to handle, from an authorised sender (ingress has already checked access). */

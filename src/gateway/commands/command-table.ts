@@ -19,6 +19,7 @@ export const COMMAND_NAMES = [
   'sethome',
   'pair',
   'reload_mcp',
+  'cron',
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];
@@ -94,6 +95,11 @@ export const COMMANDS: readonly CommandSpec[] = [
       aliases: ['reload-mcp'],
       adminOnly: true,
     },
+  ),
+  spec(
+    'cron',
+    'Scheduled tasks of this chat: list, add, pause, resume, delete',
+    '/cron [add|pause|resume|delete]',
   ),
 ];
 

@@ -10,6 +10,7 @@ import type {
 import { allowedCommands } from './command-permissions.js';
 import { type CommandName, commandSpec } from './command-table.js';
 import { newCommand, queueCommand, stopCommand } from './control-commands.js';
+import { cronCommand } from './cron-command.js';
 import { helpCommand, modelCommand, statusCommand, usageCommand, whoamiCommand } from './info-commands.js';
 import { resolveCommand } from './parse-command.js';
 import { reloadMcpCommand } from './reload-mcp-command.js';
@@ -31,6 +32,7 @@ const IMPLEMENTATIONS: Readonly<Record<CommandName, CommandImpl>> = {
   sethome: sethomeCommand,
   pair: pairCommand,
   reload_mcp: reloadMcpCommand,
+  cron: cronCommand,
 };
 
 export interface CommandHandler {

@@ -72,6 +72,7 @@ export async function handleTurnEvent(
         deps.observer?.deliveryFailed?.(adapter.platform);
         deps.logger.error({ sessionKey: event.sessionKey, err: result.error }, 'answer not delivered');
       }
+      await report(deps, event, 'final', result);
       await markOutcome(adapter, to, origin.replyToMessageId, 'done');
       await completeIfDone(deps, 'final', event, result);
       return;
@@ -93,6 +94,7 @@ export async function handleTurnEvent(
         text: `⚠️ ${event.message}`,
       });
       if (result.status === 'failed') deps.observer?.deliveryFailed?.(adapter.platform);
+      await report(deps, event, 'failed', result, event.message);
       await markOutcome(adapter, to, origin.replyToMessageId, 'failed');
       await completeIfDone(deps, 'failed', event, result);
       return;
@@ -112,6 +114,32 @@ export async function handleTurnEvent(
       await completeIfDone(deps, 'parked', event, { status: 'empty' });
       return;
     }
+  }
+}
+
+/** Tells the observer how an answer's delivery went; its failure changes nothing. */
+async function report(
+  deps: ControlDeps,
+  event: GatewayEvent,
+  kind: 'final' | 'failed',
+  result: DeliveryResult,
+  failure?: string,
+): Promise<void> {
+  if (deps.observer?.answerDelivery === undefined) return;
+  try {
+    await deps.observer.answerDelivery({
+      sessionKey: event.sessionKey,
+      turnId: event.turnId,
+      kind,
+      delivered: result.status !== 'failed',
+      ...(result.status === 'failed' ? { error: result.error } : {}),
+      ...(failure !== undefined ? { failure } : {}),
+    });
+  } catch (error) {
+    deps.logger.warn(
+      { sessionKey: event.sessionKey, err: (error as Error).message },
+      'delivery report failed',
+    );
   }
 }
 

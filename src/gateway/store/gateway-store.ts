@@ -1,11 +1,13 @@
 /*
  * The gateway's durable state: sessions, transcripts, inbound dedupe, delivery receipts, pairing,
- * parked turns, action prompts, delivery failures, home channels, the chat outbox, webhook runs
+ * parked turns, action prompts, delivery failures, home channels, the chat outbox, webhook runs,
+ * scheduled tasks
  * and the full-text index for `session_search`. Each area has its own interface (the files re-exported
  * below), and each module depends on the areas it uses; `GatewayStore` is all of them, for the
  * composition root and the stores that implement everything (`createSqliteGatewayStore`).
  */
 import type { ActionPromptStore } from './action-prompt-store.js';
+import type { CronStore } from './cron-store.js';
 import type { DeliveryFailureStore } from './delivery-failure-store.js';
 import type { HomeChannelStore } from './home-channel-store.js';
 import type { DeliveryReceiptStore, InboundDedupeStore } from './ledger-store.js';
@@ -18,6 +20,7 @@ import type { TranscriptStore } from './transcript-store.js';
 import type { WebhookRunStore } from './webhook-run-store.js';
 
 export * from './action-prompt-store.js';
+export * from './cron-store.js';
 export * from './delivery-failure-store.js';
 export * from './home-channel-store.js';
 export * from './ledger-store.js';
@@ -42,4 +45,5 @@ export interface GatewayStore
     HomeChannelStore,
     OutboxStore,
     WebhookRunStore,
+    CronStore,
     StoreUpkeep {}

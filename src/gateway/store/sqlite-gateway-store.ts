@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { HermesError } from '../../errors/hermes-error.js';
 import type { GatewayStore } from './gateway-store.js';
 import { createControlRepo } from './sqlite-control-repo.js';
+import { createCronRepo } from './sqlite-cron-repo.js';
 import { errorText, openSqliteDatabase, type SqliteDatabase } from './sqlite-database.js';
 import { createHomeChannelRepo } from './sqlite-home-channel-repo.js';
 import { createLedgerRepo } from './sqlite-ledger-repo.js';
@@ -65,6 +66,7 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
   const homes = createHomeChannelRepo(db, now);
   const outbox = createOutboxRepo(db, now);
   const webhookRuns = createWebhookRunRepo(db, now);
+  const cron = createCronRepo(db, now);
   let closed = false;
   indexer.start(options.searchIndexIntervalMs ?? DEFAULT_SEARCH_INDEX_INTERVAL_MS);
 
@@ -168,6 +170,12 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
       write('claimWebhookDelivery', () => webhookRuns.claim(runId, leaseUntil)),
     deleteWebhookRun: (runId) => write('deleteWebhookRun', () => webhookRuns.remove(runId)),
     pruneWebhookRuns: (olderThan) => write('pruneWebhookRuns', () => webhookRuns.prune(olderThan)),
+    createCronJob: (input) => write('createCronJob', () => cron.create(input)),
+    getCronJob: (id) => run('getCronJob', () => cron.get(id)),
+    listCronJobs: (listOptions = {}) => run('listCronJobs', () => cron.list(listOptions)),
+    updateCronJob: (id, patch) => write('updateCronJob', () => cron.update(id, patch)),
+    deleteCronJob: (id) => write('deleteCronJob', () => cron.delete(id)),
+    claimCronRun: (jobId, dueAt) => write('claimCronRun', () => cron.claimRun(jobId, dueAt)),
 
     prune: (pruneOptions = {}) =>
       write('prune', () => {

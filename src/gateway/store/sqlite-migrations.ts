@@ -359,6 +359,48 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_runs_age ON webhook_runs (created_at);
     `,
   },
+  {
+    version: 10,
+    name: 'scheduled tasks',
+    sql: `
+      -- Scheduled tasks (cronjob tool, /cron): one row per job, with how its last delivery went.
+      CREATE TABLE cron_jobs (
+        id TEXT PRIMARY KEY,
+        platform TEXT NOT NULL,
+        chat_type TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        thread_id TEXT,
+        session_key TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_by_name TEXT,
+        name TEXT,
+        prompt TEXT NOT NULL,
+        schedule TEXT NOT NULL,
+        schedule_kind TEXT NOT NULL CHECK (schedule_kind IN ('cron', 'every', 'at')),
+        schedule_value TEXT NOT NULL,
+        timezone TEXT NOT NULL,
+        deliver TEXT NOT NULL CHECK (deliver IN ('origin', 'home')),
+        state TEXT NOT NULL CHECK (state IN ('active', 'paused', 'done')),
+        next_run_at INTEGER,
+        last_run_at INTEGER,
+        last_due_at INTEGER,
+        run_count INTEGER NOT NULL DEFAULT 0,
+        delivery_status TEXT CHECK (delivery_status IN ('pending', 'delivered', 'failed')),
+        delivery_error TEXT,
+        delivery_at INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX cron_jobs_chat ON cron_jobs (platform, chat_id, created_at);
+      -- One row per (job, due time) that was run: the claim that keeps workers from running it twice.
+      CREATE TABLE cron_runs (
+        job_id TEXT NOT NULL,
+        due_at INTEGER NOT NULL,
+        claimed_at INTEGER NOT NULL,
+        PRIMARY KEY (job_id, due_at)
+      );
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -58,6 +58,12 @@ export async function dispatchCall(scope: TurnScope, call: ToolCallRecord): Prom
     unattended: scope.origin.unattended,
     toolCallId: call.id,
     allowedTools: scope.allowedTools,
+    chat: {
+      chatType: scope.origin.chatType,
+      chatId: scope.origin.chatId,
+      threadId: scope.origin.threadId,
+      userName: scope.origin.userName,
+    },
   });
   if (result.kind === 'paused' && scope.origin.unattended) result = { kind: 'ok', content: result.content };
   const durationMs = core.now() - started;

@@ -37,6 +37,7 @@ describe('allowedCommands', () => {
       'whoami',
       'usage',
       'tools',
+      'cron',
     ]);
     expect(allowedCommands([], false)).toEqual(['help', 'whoami']);
     // Aliases and a leading slash count; prefixes, unknown names and admin-only commands do not.

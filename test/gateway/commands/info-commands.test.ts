@@ -49,7 +49,7 @@ describe('/whoami', () => {
         'Chat: dm chat-1',
         'Home channel: not set',
         `Session key: ${SESSION}`,
-        'Commands you can run: /help, /new, /status, /stop, /model, /approve, /deny, /queue, /whoami, /usage, /tools',
+        'Commands you can run: /help, /new, /status, /stop, /model, /approve, /deny, /queue, /whoami, /usage, /tools, /cron',
       ].join('\n'),
     );
     expect(

@@ -27,7 +27,7 @@ describe('/tools', () => {
   it('lists the default preset and its tools; admins also see what they can change', async () => {
     const user = await kit.send('/tools', ALICE, onTelegram);
     expect(user).toContain('Toolsets: hermes-telegram (default)');
-    expect(user).toMatch(/Tools \(14\): .*terminal/);
+    expect(user).toMatch(/Tools \(15\): .*terminal/);
     expect(user).not.toContain('Available toolsets');
     const admin = await kit.send('/tools', ADMIN, onTelegram);
     expect(admin).toContain('Available toolsets: ');
