@@ -72,6 +72,8 @@ export interface FuzzReport {
   readonly p99LagMs: number;
   readonly slowestCaseMs: number;
   readonly heapGrowthMb: number;
+  /** Rejections and exceptions `tolerate` let through. */
+  readonly tolerated: number;
 }
 
 export interface FuzzWatch<T> {
@@ -88,12 +90,27 @@ export interface FuzzWatch<T> {
 
 const KEEP_SLOWEST = 8;
 
-export function startFuzzWatch<T>(): FuzzWatch<T> {
+export interface FuzzWatchOptions {
+  /**
+   * Rejections and exceptions to tolerate (counted in the report, not failed): for a third-party
+   * library's own parsing of a protocol whose sender is trusted (discord.js reading gateway events).
+   */
+  readonly tolerate?: (reason: unknown) => boolean;
+}
+
+export function startFuzzWatch<T>(options: FuzzWatchOptions = {}): FuzzWatch<T> {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
   const problems: string[] = [];
-  const onRejection = (reason: unknown) => problems.push(`unhandled rejection: ${describe(reason)}`);
-  const onException = (error: unknown) => problems.push(`uncaught exception: ${describe(error)}`);
+  let tolerated = 0;
+  const onRejection = (reason: unknown) => {
+    if (options.tolerate?.(reason) === true) tolerated += 1;
+    else problems.push(`unhandled rejection: ${describe(reason)}`);
+  };
+  const onException = (error: unknown) => {
+    if (options.tolerate?.(error) === true) tolerated += 1;
+    else problems.push(`uncaught exception: ${describe(error)}`);
+  };
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);
   const slowest: Suspect<T>[] = [];
@@ -153,7 +170,7 @@ export function startFuzzWatch<T>(): FuzzWatch<T> {
       process.off('unhandledRejection', onRejection);
       process.off('uncaughtException', onException);
       if (problems.length > 0) throw new Error(`fuzz watch: ${problems.join('\n')}`);
-      return { cases, maxLagMs, p99LagMs, slowestCaseMs, heapGrowthMb };
+      return { cases, maxLagMs, p99LagMs, slowestCaseMs, heapGrowthMb, tolerated };
     },
   };
 }
