@@ -1,5 +1,6 @@
 import { apiServerPlatform } from '../platforms/api-server/api-server-platform.js';
 import { discordPlatform } from '../platforms/discord/discord-platform.js';
+import { feishuPlatform } from '../platforms/feishu/feishu-platform.js';
 import type { PlatformDefinition } from '../platforms/platform.js';
 import { telegramPlatform } from '../platforms/telegram/telegram-platform.js';
 import { webhookPlatform } from '../platforms/webhook/webhook-platform.js';
@@ -16,4 +17,5 @@ export const PLATFORMS: readonly PlatformDefinition[] = [
   webhookPlatform,
   telegramPlatform,
   discordPlatform,
+  feishuPlatform,
 ];
