@@ -130,7 +130,9 @@ describe('fuzz: Discord inbound events', () => {
     fuzzTimeout(10),
   );
 
-  it(
+  // Over the fake's WebSocket the timing depends on the machine: run by `npm run test:fuzz` (and
+  // whenever FUZZ_RUNS is set), not by the default `npm test`.
+  it.runIf(process.env['FUZZ_RUNS'] !== undefined)(
     'hostile gateway events reach discord.js and the adapter; a normal DM is still answered',
     async () => {
       interface Dispatch {
