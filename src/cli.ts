@@ -4,6 +4,7 @@ import { PLATFORMS } from './app/platforms.js';
 import { runApprovalCheck } from './cli/approval-check.js';
 import { type CliIo, EXIT_OK, EXIT_USAGE } from './cli/cli-io.js';
 import type { CodeSource } from './cli/code-source.js';
+import { connectMcpForCli } from './cli/connect-mcp-for-cli.js';
 import { runDoctor } from './cli/doctor.js';
 import { openStoreForCli, runPairing } from './cli/pairing.js';
 import { runStart } from './cli/start.js';
@@ -13,6 +14,7 @@ import { secretValues } from './config/mask-secrets.js';
 import { isHermesError } from './errors/hermes-error.js';
 import { explainRedisError, pingOnce } from './gateway/redis-reachable.js';
 import { createLogger } from './logging/create-logger.js';
+import { describeMcpState } from './tools/mcp/create-mcp-manager.js';
 
 export interface CliDeps {
   /** Loads and validates the configuration (throws HermesError config_invalid). */
@@ -56,18 +58,28 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
       }
       case 'tools': {
         if (rest[0] !== 'list') return usage(io, `tools: unknown subcommand '${rest[0] ?? ''}'`);
-        return await withRuntime(deps, 'warn', io, (runtime) => runToolsList(rest.slice(1), io, runtime));
+        return await withRuntime(deps, 'warn', io, async (runtime) => {
+          await connectMcpForCli(runtime);
+          return runToolsList(rest.slice(1), io, runtime);
+        });
       }
       case 'doctor':
-        return await withRuntime(deps, 'warn', io, (runtime) =>
-          runDoctor(io, {
+        return await withRuntime(deps, 'warn', io, async (runtime) => {
+          await connectMcpForCli(runtime);
+          return runDoctor(io, {
             config: runtime.config,
             registry: runtime.registry,
             pingRedis,
             platforms: PLATFORMS,
             code: deps.code,
-          }),
-        );
+            mcpServers: () =>
+              runtime.mcp.states().map((state) => ({
+                name: state.name,
+                usable: state.status === 'connected',
+                detail: describeMcpState(state),
+              })),
+          });
+        });
       case 'start':
       case 'worker': {
         const config = deps.loadConfig();

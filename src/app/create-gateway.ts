@@ -18,6 +18,7 @@ import { createHttpServer, httpAuthOf, type ReadinessCheck } from '../gateway/ht
 import { createPlatformIngress } from '../gateway/ingress/create-platform-ingress.js';
 import { GatewayMetrics } from '../gateway/metrics/gateway-metrics.js';
 import { createDeliverToChat } from '../gateway/outbound/deliver-to-chat.js';
+import { createTurnEndOutbox } from '../gateway/outbound/turn-end-outbox.js';
 import { createTurnQueue } from '../gateway/queue/create-turn-queue.js';
 import type { TurnQueue } from '../gateway/queue/turn-queue.js';
 import { waitForRedis } from '../gateway/redis-reachable.js';
@@ -27,6 +28,7 @@ import { createTurnRunner, type TurnRunner } from '../gateway/turn/create-turn-r
 import type { PlatformAdapter } from '../platforms/adapter.js';
 import type { Ingress } from '../platforms/ingress.js';
 import type { Platform, PlatformDefinition, PlatformRoutes, RouteServices } from '../platforms/platform.js';
+import { describeMcpState } from '../tools/mcp/create-mcp-manager.js';
 import { createToolRuntime, type ToolRuntime } from './create-tool-runtime.js';
 import { PLATFORMS } from './platforms.js';
 
@@ -266,6 +268,11 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
       name: 'terminal',
       check: async () => ({ ok: true, reason: runtime.terminalPlacement().join('; ') }),
     },
+    // Informational too: an MCP server that is down makes its tools unavailable, not the gateway.
+    ...runtime.mcp.states().map((state) => ({
+      name: `mcp:${state.name}`,
+      check: async () => ({ ok: true, reason: describeMcpState(state) }),
+    })),
   ];
 
   const delivery = createDelivery({ store, logger });
@@ -282,6 +289,8 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
       resumeTurn: ({ requestId, decision }) =>
         control?.resumeApproval(requestId, decision) ?? Promise.resolve(),
       approvePairing: (platform, code, approvedBy) => access.approveCode(platform, code, approvedBy),
+      reloadMcp: async () =>
+        (await runtime.mcp.reload()).map((state) => `${state.name}: ${describeMcpState(state)}`),
     });
     control = createControlPlane(
       {
@@ -307,7 +316,13 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
   }
   const chatAdapters = new Map(adapters.map((adapter) => [adapter.platform, adapter]));
 
-  const ingress = createPlatformIngress({ store, queue, bus, unavailableReason });
+  const ingress = createPlatformIngress({
+    store,
+    queue,
+    bus,
+    unavailableReason,
+    prompts: { store, approvals: runtime.approvalGate, runner, queue, logger, now: Date.now },
+  });
   let app: FastifyInstance | undefined;
   if (options.role === 'gateway') {
     app = createHttpServer({ logger, metrics, readiness, auth: httpAuth ?? httpAuthOf(config, logger) });
@@ -317,6 +332,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
         adapters.length > 0
           ? createDeliverToChat({ adapters: chatAdapters, delivery, store, now: Date.now })
           : undefined,
+      durable: { webhookRuns: store, turnEnds: createTurnEndOutbox(store) },
     });
   }
 
@@ -369,6 +385,8 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
       // Commands left running by a gateway or worker process that died are killed first (and
       // then every few seconds), before a retry of their turn can start them again.
       runtime.commandGroups.start();
+      // MCP servers connect in the background: a slow or dead one never holds up the start.
+      runtime.mcp.start();
       if (startOptions.workers !== false) await startWorkers();
       await control?.start();
       const timer = setInterval(() => void sweep(), options.sweepIntervalMs ?? 15_000);

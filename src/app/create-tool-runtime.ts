@@ -19,11 +19,13 @@ import { discordToolOperationsFromConfig } from '../platforms/discord/discord-to
 import { feishuDocReaderFromConfig } from '../platforms/feishu/feishu-doc-reader.js';
 import { createRegistry, type Registry } from '../registry/create-registry.js';
 import { type DiscoveryReport, discoverTools } from '../registry/discover-tools.js';
+import { mcpToolsetSpecs } from '../registry/mcp-toolsets.js';
 import type { ToolServices } from '../registry/tool-services.js';
 import { createToolsets, type Toolsets } from '../registry/toolsets.js';
 import type { SessionSearchService } from '../tools/agent/agent-services.js';
 import type { DiscordToolService } from '../tools/discord/discord-services.js';
 import type { FeishuDocService } from '../tools/feishu/feishu-services.js';
+import { createMcpManager, type McpManager } from '../tools/mcp/create-mcp-manager.js';
 import { MemoryStore } from '../tools/memory/memory-store.js';
 import { type CommandGroupLedger, createCommandGroupLedger } from '../tools/terminal/command-group-ledger.js';
 import { createProcessTable, type ProcessTable } from '../tools/terminal/process-table.js';
@@ -51,6 +53,11 @@ export interface ToolRuntime {
   readonly todoStore: TodoStore;
   /** The connection the runtime opened for the approval store, when Redis is configured. */
   readonly redis: Redis | undefined;
+  /**
+   * The MCP servers of `mcp_servers:` (toolsets `mcp-<name>`): nothing connects until
+   * `mcp.start()`, which returns at once (the gateway and worker call it when they start).
+   */
+  readonly mcp: McpManager;
   /** Where chats and unattended sessions run commands, and why: one line each (for /readyz). */
   terminalPlacement(): string[];
   /** Stops background processes and closes what the runtime opened; idempotent. */
@@ -129,7 +136,8 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     logger,
   });
   registry.seal();
-  const toolsets = createToolsets(registry, config.tools.custom_toolsets);
+  const toolsets = createToolsets(registry, { ...mcpToolsetSpecs(config), ...config.tools.custom_toolsets });
+  const mcp = createMcpManager({ config, registry, baseEnv: options.baseEnv, logger });
   host = { registry, toolsets };
 
   let closing: Promise<void> | undefined;
@@ -148,9 +156,11 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     memoryStore,
     todoStore,
     redis,
+    mcp,
     terminalPlacement: () => placementSummary(services),
     close() {
       closing ??= (async () => {
+        await mcp.close();
         await processes.close();
         commandGroups.close();
         if (redis !== undefined) await redis.quit().catch(() => redis.disconnect());

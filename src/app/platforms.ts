@@ -3,6 +3,7 @@ import { discordPlatform } from '../platforms/discord/discord-platform.js';
 import { feishuPlatform } from '../platforms/feishu/feishu-platform.js';
 import type { PlatformDefinition } from '../platforms/platform.js';
 import { telegramPlatform } from '../platforms/telegram/telegram-platform.js';
+import { webChatPlatform } from '../platforms/web-chat/web-chat-platform.js';
 import { webhookPlatform } from '../platforms/webhook/webhook-platform.js';
 
 /**
@@ -18,4 +19,5 @@ export const PLATFORMS: readonly PlatformDefinition[] = [
   telegramPlatform,
   discordPlatform,
   feishuPlatform,
+  webChatPlatform,
 ];

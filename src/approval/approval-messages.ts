@@ -17,6 +17,7 @@ const NOUN: Record<ApprovalSubject, string> = {
   file_write: 'file write',
   file_read: 'file read',
   discord_admin: 'Discord admin action',
+  mcp_tool: 'MCP tool call',
 };
 
 /** "this command" / "this file write" / "this file read". */
@@ -34,7 +35,7 @@ const NO_ADMIN_WORKAROUND =
 
 function workaround(subject: ApprovalSubject): string {
   if (subject === 'command') return NO_WORKAROUND;
-  return subject === 'discord_admin' ? NO_ADMIN_WORKAROUND : NO_FILE_WORKAROUND;
+  return subject === 'discord_admin' || subject === 'mcp_tool' ? NO_ADMIN_WORKAROUND : NO_FILE_WORKAROUND;
 }
 
 export function hardlineMessage(description: string, subject: ApprovalSubject = 'command'): string {

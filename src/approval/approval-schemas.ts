@@ -22,7 +22,7 @@ export const approvalRequestSchema = z.object({
   commandHash: z.string(),
   allowPermanent: z.boolean(),
   smartDenied: z.boolean().optional(),
-  action: z.enum(['file_write', 'file_read', 'discord_admin']).optional(),
+  action: z.enum(['file_write', 'file_read', 'discord_admin', 'mcp_tool']).optional(),
 });
 
 export const approvalDecisionSchema = z.object({

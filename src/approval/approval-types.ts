@@ -19,9 +19,10 @@ export type ApprovalChoice = ApprovalScope | 'deny';
 
 /**
  * A gated action that is not a shell command: a file tool writing or reading a sensitive file, or
- * a Discord moderation action (`discord_admin`: channel topic, slowmode, member timeout).
+ * a Discord moderation action (`discord_admin`: channel topic, slowmode, member timeout), or a
+ * call of an MCP server's tool marked destructive (`mcp_tool`).
  */
-export type ActionKind = 'file_write' | 'file_read' | 'discord_admin';
+export type ActionKind = 'file_write' | 'file_read' | 'discord_admin' | 'mcp_tool';
 
 /**
  * A non-command action to check, with findings the caller computed (the file tools classify the

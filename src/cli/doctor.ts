@@ -18,9 +18,11 @@ export interface DoctorDeps {
   readonly platforms: readonly PlatformDefinition[];
   /** What bin/hermes-gateway runs: the compiled build, or the sources and why. */
   readonly code: CodeSource;
+  /** Each configured MCP server after a connection attempt (`mcp_servers:`); none when absent. */
+  readonly mcpServers?: () => readonly Check[];
 }
 
-interface Check {
+export interface Check {
   readonly name: string;
   readonly usable: boolean;
   readonly detail: string;
@@ -41,6 +43,13 @@ export async function runDoctor(io: CliIo, deps: DoctorDeps): Promise<number> {
   io.stdout('## Services and platforms\n');
   for (const check of checks)
     io.stdout(`  ${check.usable ? 'ok  ' : 'no  '} ${check.name.padEnd(12)} ${check.detail}\n`);
+
+  const mcp = deps.mcpServers?.() ?? [];
+  if (mcp.length > 0) {
+    io.stdout('\n## MCP servers\n');
+    for (const check of mcp)
+      io.stdout(`  ${check.usable ? 'ok  ' : 'no  '} ${check.name.padEnd(12)} ${check.detail}\n`);
+  }
 
   io.stdout('\n## Tools\n');
   const status = registry.status();
@@ -105,14 +114,17 @@ async function redisCheck(config: Config, ping: DoctorDeps['pingRedis']): Promis
     : { name: 'redis', usable: false, detail: `unreachable: ${failure}` };
 }
 
-/** One line per section of `platforms:`, as the platform of that section describes it. */
+/**
+ * One line per platform of each section of `platforms:`, as the platform describes itself (the
+ * web chat shares the API server's section), or a line saying the section has none yet.
+ */
 function platformChecks(config: Config, platforms: readonly PlatformDefinition[]): Check[] {
-  return (Object.keys(config.platforms) as (keyof Config['platforms'])[]).map((section) => {
-    const definition = platforms.find((platform) => platform.configSection === section);
-    if (definition === undefined) {
-      return { name: section, usable: false, detail: `this build has no ${section} platform yet` };
+  return (Object.keys(config.platforms) as (keyof Config['platforms'])[]).flatMap((section) => {
+    const definitions = platforms.filter((platform) => platform.configSection === section);
+    if (definitions.length === 0) {
+      return [{ name: section, usable: false, detail: `this build has no ${section} platform yet` }];
     }
-    return { name: definition.name, ...definition.describe(config) };
+    return definitions.map((definition) => ({ name: definition.name, ...definition.describe(config) }));
   });
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpServersSchema } from './mcp-servers-schema.js';
 
 /**
  * The one configuration schema. Every key is listed here with its default and unit; unknown keys
@@ -498,6 +499,8 @@ export const configSchema = z
         webhook: webhookSchema.parse({}),
         api_server: apiServerSchema.parse({}),
       })),
+    /** External MCP servers, by name: their tools form toolset `mcp-<name>` (docs/tools-mcp.md). */
+    mcp_servers: mcpServersSchema.default({}),
   })
   .strict();
 
@@ -524,4 +527,6 @@ export const SECRET_PATHS: readonly string[] = [
   'platforms.webhook.secret',
   'platforms.webhook.routes.*.secret',
   'platforms.api_server.key',
+  'mcp_servers.*.env.*',
+  'mcp_servers.*.headers.*',
 ];

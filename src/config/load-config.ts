@@ -113,7 +113,8 @@ function readYamlFile(path: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-function readDotEnv(path: string): Record<string, string> {
+/** The variables of a `.env` file; none when it is missing or unreadable. */
+export function readDotEnv(path: string): Record<string, string> {
   try {
     return parseEnv(readFileSync(path, 'utf8')) as Record<string, string>;
   } catch {

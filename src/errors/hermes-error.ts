@@ -43,7 +43,9 @@ export type HermesErrorCode =
   | 'redis_unreachable'
   | 'address_in_use'
   | 'platform_failed'
-  | 'admin_only';
+  | 'admin_only'
+  | 'mcp_unavailable'
+  | 'mcp_failed';
 
 export class HermesError extends Error {
   readonly code: HermesErrorCode;

@@ -23,6 +23,7 @@ import type { Config } from '../config/config-schema.js';
 import { HermesError } from '../errors/hermes-error.js';
 import type { PlatformAdapter } from './adapter.js';
 import type { Ingress } from './ingress.js';
+import type { TurnEndOutbox, WebhookRunRecords } from './webhook-run-records.js';
 
 /**
  * Who may call a route. Every route of the gateway's server declares one in its route options
@@ -80,6 +81,14 @@ export interface RouteServices {
   readonly ingress: Ingress;
   /** Undefined when no chat platform runs in this process. */
   readonly deliverToChat: DeliverToChat | undefined;
+  /**
+   * The gateway's durable state for platforms that answer outside chats (webhook runs and the
+   * turn ends recorded for them); undefined when embedded without a store.
+   */
+  readonly durable?: {
+    readonly webhookRuns: WebhookRunRecords;
+    readonly turnEnds: TurnEndOutbox;
+  };
 }
 
 /** A platform's own HTTP routes, mounted under `prefix` before the server listens. */

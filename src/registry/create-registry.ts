@@ -36,7 +36,15 @@ export interface ToolStatus {
 
 export interface Registry {
   register(tool: ToolDefinition, options?: RegisterOptions): RegisterOutcome;
-  /** Closes registration: later `register` calls throw. Called once start-up discovery is done. */
+  /**
+   * Removes a tool of an `mcp-<server>` toolset (a server that no longer lists it); other tools
+   * cannot be removed. True when it was there.
+   */
+  unregister(name: string): boolean;
+  /**
+   * Closes registration: later `register` calls throw, except for `mcp-<server>` toolsets, whose
+   * tools come and go with their servers' connections. Called once start-up discovery is done.
+   */
   seal(): void;
   readonly sealed: boolean;
   get(name: string): ToolDefinition | undefined;
@@ -115,7 +123,7 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
 
   const registry: Registry = {
     register(tool, registerOptions = {}) {
-      if (sealed) {
+      if (sealed && !isMcpToolset(tool.toolset)) {
         throw new HermesError(
           'registry_closed',
           `cannot register tool '${tool.name}': registration closed when the gateway started; put the tool in src/tools/ or $HERMES_HOME/plugins/ so discovery registers it at start`,
@@ -139,6 +147,20 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
       generation += 1;
       memo.clear();
       return existing === undefined ? 'added' : 'replaced';
+    },
+    unregister(name) {
+      const tool = tools.get(name);
+      if (tool === undefined) return false;
+      if (!isMcpToolset(tool.toolset)) {
+        throw new HermesError(
+          'tool_registration_rejected',
+          `cannot remove tool '${name}': only tools of mcp-<server> toolsets come and go at run time`,
+        );
+      }
+      tools.delete(name);
+      generation += 1;
+      memo.clear();
+      return true;
     },
     seal() {
       sealed = true;
@@ -370,6 +392,11 @@ export function dropMentions(description: string, unavailable: readonly string[]
     .filter((sentence) => !pattern.test(sentence))
     .join('')
     .trim();
+}
+
+/** Toolsets of MCP servers (`mcp-<server>`): registered and removed while the gateway runs. */
+export function isMcpToolset(toolset: string): boolean {
+  return toolset.startsWith('mcp-');
 }
 
 function escapeRegExp(text: string): string {

@@ -25,6 +25,8 @@ export type FakeReply =
       readonly stallAfterChars?: number;
       /** Streaming only: after the first (role) chunk, wait this long before the content (a model thinking). */
       readonly thinkMs?: number;
+      /** Streaming only: drop the connection right after the first piece of the first tool call's arguments. */
+      readonly cutMidToolCall?: boolean;
     }
   | { readonly status: number; readonly error: string; readonly headers?: Record<string, string> }
   | { readonly hang: true }
@@ -147,7 +149,9 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         }
         if (reply.stallAfterChars !== undefined) return;
       }
+      let cut = false;
       toolCalls.forEach((call, index) => {
+        if (cut) return;
         send({
           ...base,
           choices: [
@@ -170,6 +174,11 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         const size = reply.argumentChunkSize ?? Math.max(1, call.function.arguments.length);
         const pieces = call.function.arguments.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g')) ?? [''];
         for (const piece of pieces) {
+          if (reply.cutMidToolCall === true && index === 0 && piece !== pieces[0]) {
+            cut = true;
+            res.socket?.destroy();
+            return;
+          }
           send({
             ...base,
             choices: [
@@ -182,6 +191,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
           });
         }
       });
+      if (cut) return;
       send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] });
       send({ ...base, choices: [], usage });
       res.end('data: [DONE]\n\n');

@@ -70,6 +70,8 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   const files = new Map<string, { bytes: Buffer; path: string; uniqueId: string }>();
   const callbacks = new Map<string, boolean>();
   const sockets = new Set<Socket>();
+  /** Results carried out but never answered (`dropAfterAccept`). */
+  const dropped = new WeakSet<MethodResult>();
   let commands: { command: string; description: string }[] | undefined;
   let messageCounter = 500;
   let callbackCounter = 0;
@@ -90,6 +92,15 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   ): Promise<MethodResult> {
     calls.push({ method, payload });
     const failure = failures.take(method, payload);
+    if (failure?.delayMs !== undefined) {
+      await new Promise((resolve) => setTimeout(resolve, failure.delayMs));
+      return perform(method, payload, gone);
+    }
+    if (failure?.dropAfterAccept === true) {
+      const result = await perform(method, payload, gone);
+      dropped.add(result);
+      return result;
+    }
     if (failure !== undefined) {
       return {
         ok: false,
@@ -98,6 +109,14 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
         ...(failure.retryAfter !== undefined ? { parameters: { retry_after: failure.retryAfter } } : {}),
       } as MethodResult;
     }
+    return perform(method, payload, gone);
+  }
+
+  async function perform(
+    method: string,
+    payload: Record<string, unknown>,
+    gone: AbortSignal,
+  ): Promise<MethodResult> {
     switch (method) {
       case 'getMe':
         return ok({
@@ -196,6 +215,10 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     });
     const result = await answer(url, Buffer.concat(chunks).toString('utf8'), gone.signal);
     if (res.destroyed || gone.signal.aborted) return;
+    if (dropped.delete(result)) {
+      res.socket?.destroy();
+      return;
+    }
     const status = result.ok ? 200 : result.error_code;
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(result));

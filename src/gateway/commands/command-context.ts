@@ -55,6 +55,11 @@ export interface CommandHandlerDeps {
   readonly userCommands?: readonly string[];
   /** Epoch milliseconds. */
   readonly now?: () => number;
+  /**
+   * Reconnects the MCP servers (`/reload-mcp`); resolves to one line per server (`github:
+   * connected (stdio), 12 tools`). Without it `/reload-mcp` says MCP is not available.
+   */
+  readonly reloadMcp?: () => Promise<readonly string[]>;
 }
 
 /** One command to handle, from an authorised sender (ingress has already checked access). */

@@ -18,6 +18,7 @@ export const COMMAND_NAMES = [
   'tools',
   'sethome',
   'pair',
+  'reload_mcp',
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];
@@ -85,6 +86,15 @@ export const COMMANDS: readonly CommandSpec[] = [
   ),
   spec('sethome', 'Make this chat the home channel for notifications', '/sethome', { aliases: ['set-home'] }),
   spec('pair', 'Approve a pairing code (admins)', '/pair <code>', { adminOnly: true }),
+  spec(
+    'reload_mcp',
+    'Reconnect the MCP servers and list their tools again (admins)',
+    '/reload_mcp (or /reload-mcp)',
+    {
+      aliases: ['reload-mcp'],
+      adminOnly: true,
+    },
+  ),
 ];
 
 /** Commands every user may run, admin or not. */

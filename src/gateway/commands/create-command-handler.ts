@@ -12,6 +12,7 @@ import { type CommandName, commandSpec } from './command-table.js';
 import { newCommand, queueCommand, stopCommand } from './control-commands.js';
 import { helpCommand, modelCommand, statusCommand, usageCommand, whoamiCommand } from './info-commands.js';
 import { resolveCommand } from './parse-command.js';
+import { reloadMcpCommand } from './reload-mcp-command.js';
 import { toolsCommand } from './tools-command.js';
 
 const IMPLEMENTATIONS: Readonly<Record<CommandName, CommandImpl>> = {
@@ -29,6 +30,7 @@ const IMPLEMENTATIONS: Readonly<Record<CommandName, CommandImpl>> = {
   tools: toolsCommand,
   sethome: sethomeCommand,
   pair: pairCommand,
+  reload_mcp: reloadMcpCommand,
 };
 
 export interface CommandHandler {

@@ -1,4 +1,4 @@
-import { defaultPreset } from '../turn/resolve-session-tools.js';
+import { defaultToolsets } from '../turn/resolve-session-tools.js';
 import type { CommandImpl, CommandRun } from './command-context.js';
 import { plural } from './command-text.js';
 
@@ -26,7 +26,7 @@ export const toolsCommand: CommandImpl = async (run) => {
   if (verb === 'reset') {
     await run.deps.store.updateSession(run.input.sessionKey, { toolsetOverrides: null });
     return [
-      `Tools are back to the default for ${run.input.platform} (${defaultPreset(run.input.platform)}).`,
+      `Tools are back to the default for ${run.input.platform} (${defaultToolsets(run.deps.config, run.input.platform).join(', ')}).`,
     ];
   }
   const toolset = name.toLowerCase();
@@ -38,7 +38,7 @@ export const toolsCommand: CommandImpl = async (run) => {
 
 async function currentBase(run: CommandRun): Promise<readonly string[]> {
   const session = await run.deps.store.getOrCreateSession(run.input.sessionKey);
-  return session.toolsetOverrides ?? [defaultPreset(run.input.platform)];
+  return session.toolsetOverrides ?? defaultToolsets(run.deps.config, run.input.platform);
 }
 
 async function enable(run: CommandRun, toolset: string): Promise<string> {
@@ -85,7 +85,7 @@ function isKnownTool(run: CommandRun, tool: string): boolean {
 
 async function describeTools(run: CommandRun): Promise<string> {
   const session = await run.deps.store.getOrCreateSession(run.input.sessionKey);
-  const base = session.toolsetOverrides ?? [defaultPreset(run.input.platform)];
+  const base = session.toolsetOverrides ?? defaultToolsets(run.deps.config, run.input.platform);
   let tools: string[];
   try {
     tools = effectiveTools(run, base);

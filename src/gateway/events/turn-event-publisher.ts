@@ -10,8 +10,12 @@ import { type EventOrigin, type GatewayEvent, platformChannel } from './gateway-
 /** How long streamed text is collected before it is published, ms. */
 const TEXT_FLUSH_MS = 25;
 
-/** Platforms answered directly by the connection that asked (never through a chat adapter). */
-const DIRECT_PLATFORMS = new Set(['api_server', 'webhook']);
+/**
+ * Platforms answered directly by the connection that asked (never through a chat adapter).
+ * Webhook runs are not among them: their results are delivered from the outbox too (by the
+ * webhook platform of whichever gateway process is up).
+ */
+const DIRECT_PLATFORMS = new Set(['api_server']);
 
 /** Where answers for chat platforms are recorded before they are published. */
 export type OutboxWriter = Pick<OutboxStore, 'enqueueOutbox'>;

@@ -61,6 +61,7 @@ export async function handleAction(
       !(await deps.store.resolveActionPrompt(prompt.promptId, {
         outcome: 'answered',
         resolvedBy: who,
+        answer,
         at: deps.now(),
       }))
     ) {

@@ -81,6 +81,7 @@ export function createInboundSink(
       !(await deps.store.resolveActionPrompt(prompt.promptId, {
         outcome: 'answered',
         resolvedBy: who,
+        answer: event.text,
         at: deps.now(),
       }))
     ) {

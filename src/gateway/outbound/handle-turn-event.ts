@@ -7,7 +7,7 @@ import type { DeliveryResult } from '../delivery/create-delivery.js';
 import type { GatewayEvent } from '../events/gateway-event.js';
 import { renderApprovalOutcome, renderApprovalPrompt } from '../prompts/render-approval-prompt.js';
 import { renderClarifyPrompt } from '../prompts/render-clarify-prompt.js';
-import type { ActionPromptInput } from '../store/action-prompt-store.js';
+import type { ActionPromptInput, ActionPromptResolution } from '../store/action-prompt-store.js';
 import { type OutboxKind, outboxId } from '../store/outbox-entry.js';
 import { editPrompt, isUnsentPrompt, unsentMessageId } from './approval-decisions.js';
 
@@ -237,15 +237,17 @@ async function showRecorded(
   await deps.store.saveActionPrompt({ ...record, messageId });
   const saved = await deps.store.getActionPrompt(record.promptId);
   if (saved?.resolved === undefined) return;
-  const text = settledPromptText(saved.kind, saved.resolved.outcome, saved.resolved.resolvedBy);
+  const text = settledPromptText(saved.kind, saved.resolved);
   if (text !== undefined) await editPrompt(deps, new Map([[adapter.platform, adapter]]), saved, text);
 }
 
 /** What a prompt settled before its message id was saved shows (as the answer would have edited it). */
-function settledPromptText(kind: string, outcome: string, by: string | undefined): string | undefined {
+function settledPromptText(kind: string, resolved: ActionPromptResolution): string | undefined {
+  const { outcome, resolvedBy: by, answer } = resolved;
   if (kind === 'clarify') {
     if (outcome === 'timeout') return '⌛ This question expired without an answer.';
-    return by === undefined ? '❓ Answered.' : `❓ Answered by ${by}.`;
+    const said = answer === undefined ? '.' : `: ${answer}`;
+    return by === undefined ? `❓ Answered${said}` : `❓ Answered by ${by}${said}`;
   }
   const parsed = approvalOutcomeSchema.safeParse(outcome);
   return parsed.success ? renderApprovalOutcome(parsed.data, by) : undefined;

@@ -47,6 +47,15 @@ function wordingOf(request: ApprovalRequest): Wording {
           '"Allow for this session" and "Always allow" let the agent take this kind of moderation action again without asking.',
         once: 'allow this action once',
       };
+    case 'mcp_tool':
+      return {
+        intro:
+          '⚠️ The agent wants to call an MCP tool its server marks as destructive; this needs your approval.',
+        unanswered: 'No answer means the tool is NOT called.',
+        scope:
+          '"Allow once" covers exactly these arguments. "Allow for this session" and "Always allow" let the agent call this same tool again (any arguments) without asking.',
+        once: 'allow this call once',
+      };
     default:
       return {
         intro: '⚠️ The agent wants to run a command that needs your approval.',

@@ -57,6 +57,8 @@ export interface ActionPromptResolution {
   /** What happened: `once`, `session`, `always`, `deny`, `timeout`, `answered`… (caller's words). */
   readonly outcome: string;
   readonly resolvedBy: string | undefined;
+  /** A clarify question's answer (so a prompt settled before its message id was saved shows it). */
+  readonly answer: string | undefined;
   readonly at: number;
 }
 
@@ -83,6 +85,8 @@ export interface ActionPromptRecord {
 export interface ActionPromptResolutionInput {
   readonly outcome: string;
   readonly resolvedBy?: string | undefined;
+  /** A clarify question's answer, stored with the resolution. */
+  readonly answer?: string | undefined;
   /** Defaults to the store clock. */
   readonly at?: number;
 }

@@ -29,6 +29,7 @@ const promptRow = z.object({
   resolved_at: z.number().nullable(),
   outcome: z.string().nullable(),
   resolved_by: z.string().nullable(),
+  answer: z.string().nullable(),
 });
 
 const choiceList = z.array(z.string());
@@ -48,6 +49,8 @@ const MAX_ID_LENGTH = 512;
 const MAX_ERROR_LENGTH = 1000;
 const MAX_CHOICES = 16;
 const MAX_CHOICE_LENGTH = 2000;
+/** A clarify answer kept with its resolution (free text replies are capped). */
+const MAX_ANSWER_LENGTH = 4000;
 
 export interface ControlRepo {
   savePrompt(input: ActionPromptInput): void;
@@ -96,7 +99,8 @@ export function createControlRepo(db: Database, now: () => number): ControlRepo 
      ORDER BY created_at, rowid`,
   );
   const resolveStmt = db.prepare(
-    `UPDATE action_prompts SET resolved_at = @at, outcome = @outcome, resolved_by = @resolved_by
+    `UPDATE action_prompts SET resolved_at = @at, outcome = @outcome, resolved_by = @resolved_by,
+       answer = @answer
      WHERE prompt_id = @prompt_id AND resolved_at IS NULL`,
   );
   const prunePrompts = db.prepare(
@@ -173,6 +177,8 @@ export function createControlRepo(db: Database, now: () => number): ControlRepo 
         at: resolution.at ?? now(),
         outcome: resolution.outcome,
         resolved_by: orNull(optionalId('resolver', resolution.resolvedBy)),
+        answer:
+          resolution.answer === undefined ? null : String(resolution.answer).slice(0, MAX_ANSWER_LENGTH),
       });
       return result.changes === 1;
     },
@@ -216,7 +222,12 @@ function toPrompt(row: z.infer<typeof promptRow>): ActionPromptRecord {
     resolved:
       row.resolved_at === null
         ? undefined
-        : { outcome: row.outcome ?? '', resolvedBy: orUndefined(row.resolved_by), at: row.resolved_at },
+        : {
+            outcome: row.outcome ?? '',
+            resolvedBy: orUndefined(row.resolved_by),
+            answer: orUndefined(row.answer),
+            at: row.resolved_at,
+          },
   };
 }
 

@@ -11,6 +11,7 @@ import { createOutboxRepo } from './sqlite-outbox-repo.js';
 import { createPairingRepo } from './sqlite-pairing-repo.js';
 import { createParkedTurnRepo } from './sqlite-parked-turn-repo.js';
 import { createSessionRepo } from './sqlite-session-repo.js';
+import { createWebhookRunRepo } from './sqlite-webhook-run-repo.js';
 import { createSqliteWriteBatch } from './sqlite-write-batch.js';
 import { DEFAULT_DELIVERY_RETENTION_MS } from './store-upkeep.js';
 
@@ -63,6 +64,7 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
   const control = createControlRepo(db, now);
   const homes = createHomeChannelRepo(db, now);
   const outbox = createOutboxRepo(db, now);
+  const webhookRuns = createWebhookRunRepo(db, now);
   let closed = false;
   indexer.start(options.searchIndexIntervalMs ?? DEFAULT_SEARCH_INDEX_INTERVAL_MS);
 
@@ -157,6 +159,15 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
     markOutboxAttempt: (id) => write('markOutboxAttempt', () => outbox.markAttempt(id)),
     completeOutbox: (id, outcome = 'delivered') =>
       write('completeOutbox', () => outbox.complete(id, outcome)),
+
+    saveWebhookRun: (input) => write('saveWebhookRun', () => webhookRuns.save(input)),
+    getWebhookRun: (runId) => run('getWebhookRun', () => webhookRuns.get(runId)),
+    findWebhookRunByEvent: (eventId) => run('findWebhookRunByEvent', () => webhookRuns.findByEvent(eventId)),
+    updateWebhookRun: (runId, patch) => write('updateWebhookRun', () => webhookRuns.update(runId, patch)),
+    claimWebhookDelivery: (runId, leaseUntil) =>
+      write('claimWebhookDelivery', () => webhookRuns.claim(runId, leaseUntil)),
+    deleteWebhookRun: (runId) => write('deleteWebhookRun', () => webhookRuns.remove(runId)),
+    pruneWebhookRuns: (olderThan) => write('pruneWebhookRuns', () => webhookRuns.prune(olderThan)),
 
     prune: (pruneOptions = {}) =>
       write('prune', () => {

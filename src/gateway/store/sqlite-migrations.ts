@@ -325,6 +325,40 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX outbox_age ON outbox (created_at);
     `,
   },
+  {
+    version: 8,
+    name: 'clarify answers kept with their resolution',
+    sql: `
+      -- The answer to a clarify question, stored in the same UPDATE that resolves it: a prompt
+      -- answered before its message id was saved is edited to show the answer afterwards.
+      ALTER TABLE action_prompts ADD COLUMN answer TEXT;
+    `,
+  },
+  {
+    version: 9,
+    name: 'webhook runs',
+    sql: `
+      -- One row per accepted webhook delivery: what GET /webhooks/<route>/runs/<id> reports, and
+      -- whether its result was delivered. lease_until: who delivers it right now (the process
+      -- that took the lease, until then), so two processes never deliver the same result at once.
+      CREATE TABLE webhook_runs (
+        run_id TEXT PRIMARY KEY,
+        route TEXT NOT NULL,
+        delivery_id TEXT NOT NULL,
+        session_key TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        result TEXT,
+        error TEXT,
+        delivery TEXT NOT NULL,
+        lease_until INTEGER
+      );
+      CREATE INDEX webhook_runs_event ON webhook_runs (event_id);
+      CREATE INDEX webhook_runs_age ON webhook_runs (created_at);
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -14,8 +14,13 @@ const toolCallSchema = z.object({
 export const resolutionSchema = z.discriminatedUnion('kind', [
   /** The result is known (a clarify answer, a denial): it is written as the call's result. */
   z.object({ kind: z.literal('result'), content: z.string() }),
-  /** The call runs again (after an approval, or to ask again). */
-  z.object({ kind: z.literal('dispatch') }),
+  /**
+   * The call runs again (after an approval, or to ask again). `grantedRequestId`: the "allow
+   * once" of that approval request was claimed for this run and not used yet; a retry after a
+   * crash before the command started runs it without asking again (once: the grant is dropped
+   * from this record when the command reaches the gate).
+   */
+  z.object({ kind: z.literal('dispatch'), grantedRequestId: z.string().min(1).optional() }),
 ]);
 
 /**

@@ -1,4 +1,5 @@
 import type { Config } from '../../config/config-schema.js';
+import { defaultMcpToolsets } from '../../registry/mcp-toolsets.js';
 import type { Toolsets } from '../../registry/toolsets.js';
 import type { SessionRecord } from '../store/session-store.js';
 import type { TurnOrigin } from './turn-origin.js';
@@ -6,6 +7,18 @@ import type { TurnOrigin } from './turn-origin.js';
 /** The preset a platform gets when its origin names none: `hermes-<platform>` (`_` → `-`). */
 export function defaultPreset(platform: string): string {
   return `hermes-${platform.replaceAll('_', '-')}`;
+}
+
+/**
+ * A session's toolsets when no chat command chose them: the origin's preset (or the platform's)
+ * plus the MCP servers' toolsets enabled for the platform (never for webhooks).
+ */
+export function defaultToolsets(
+  config: Pick<Config, 'mcp_servers'>,
+  platform: string,
+  preset: string = defaultPreset(platform),
+): string[] {
+  return [preset, ...defaultMcpToolsets(config, platform)];
 }
 
 /**
@@ -21,7 +34,9 @@ export function resolveSessionTools(input: {
   readonly toolsets: Pick<Toolsets, 'resolveSelection'>;
 }): string[] {
   const { origin, session, config } = input;
-  const base = session.toolsetOverrides ?? [origin.toolset ?? defaultPreset(origin.platform)];
+  const base =
+    session.toolsetOverrides ??
+    defaultToolsets(config, origin.platform, origin.toolset ?? defaultPreset(origin.platform));
   const extra = origin.platform === 'webhook' ? [] : config.tools.enabled_toolsets;
   return input.toolsets.resolveSelection([...base, ...extra], config.tools.disabled_toolsets);
 }

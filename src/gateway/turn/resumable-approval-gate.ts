@@ -23,15 +23,26 @@ const MAX_GRANTS = 1_000;
  * exact content, so the grant covers that write and no other.
  *
  * main.ts must hand `gate` (not the bare controller) to the tools as `services.approvalGate`,
- * and the same object to the runner. Grants live in this process only, which is where the
- * re-run happens; a crash between claim and run makes the re-run ask the human again.
+ * and the same object to the runner. Grants live in this process, which is where the re-run
+ * happens; the runner also keeps the claimed request in the turn's recovery record, so a retry
+ * after a crash before the command started grants it again, and `onUse` (awaited when the check
+ * consumes the grant) lets it drop that record's grant: single use across processes too.
  */
 export interface ResumableApprovalGate {
   readonly controller: ApprovalGateController;
   /** The gate the tools use (`services.approvalGate`). */
   readonly gate: ApprovalGate;
-  /** Allows the next check of this exact command in this session once; returns a revoke function. */
-  grant(sessionKey: string, hash: string, findings: readonly Finding[]): () => void;
+  /**
+   * Allows the next check of this exact command in this session once; returns a revoke function.
+   * `onUse` runs (awaited) when a check consumes the grant, before it is allowed; if it throws,
+   * the check throws and the command does not run.
+   */
+  grant(
+    sessionKey: string,
+    hash: string,
+    findings: readonly Finding[],
+    onUse?: () => Promise<void>,
+  ): () => void;
 }
 
 export function createResumableApprovalGate(
@@ -39,7 +50,14 @@ export function createResumableApprovalGate(
   options: { readonly now?: () => number } = {},
 ): ResumableApprovalGate {
   const now = options.now ?? Date.now;
-  const grants = new Map<string, { readonly until: number; readonly findings: readonly Finding[] }>();
+  const grants = new Map<
+    string,
+    {
+      readonly until: number;
+      readonly findings: readonly Finding[];
+      readonly onUse: (() => Promise<void>) | undefined;
+    }
+  >();
   const keyOf = (sessionKey: string, hash: string) => `${sessionKey}\u0000${hash}`;
 
   function prune(): void {
@@ -53,30 +71,32 @@ export function createResumableApprovalGate(
   }
 
   /** The one-shot grant for this exact text in this session, consumed; undefined when none is live. */
-  function takeGrant(text: string, ctx: GateContext): GateDecision | undefined {
+  async function takeGrant(text: string, ctx: GateContext): Promise<GateDecision | undefined> {
     const key = keyOf(ctx.sessionKey, commandHash(text, ctx.cwd));
     const grant = grants.get(key);
     if (grant === undefined) return undefined;
     grants.delete(key);
-    return grant.until > now() ? { kind: 'allow', reason: 'decided', findings: grant.findings } : undefined;
+    if (grant.until <= now()) return undefined;
+    await grant.onUse?.();
+    return { kind: 'allow', reason: 'decided', findings: grant.findings };
   }
 
   const gate: ApprovalGate = {
     async check(command: string, ctx: GateContext): Promise<GateDecision> {
-      return takeGrant(command, ctx) ?? controller.check(command, ctx);
+      return (await takeGrant(command, ctx)) ?? controller.check(command, ctx);
     },
     async checkAction(action: GateAction, ctx: GateContext): Promise<GateDecision> {
-      return takeGrant(action.summary, ctx) ?? controller.checkAction(action, ctx);
+      return (await takeGrant(action.summary, ctx)) ?? controller.checkAction(action, ctx);
     },
   };
 
   return {
     controller,
     gate,
-    grant(sessionKey, hash, findings) {
+    grant(sessionKey, hash, findings, onUse) {
       prune();
       const key = keyOf(sessionKey, hash);
-      grants.set(key, { until: now() + GRANT_TTL_MS, findings });
+      grants.set(key, { until: now() + GRANT_TTL_MS, findings, onUse });
       return () => {
         grants.delete(key);
       };

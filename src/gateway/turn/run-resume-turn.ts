@@ -74,6 +74,7 @@ export async function runResumeTurn(
   let grant = false;
   if (parked.reason === RESUMING) {
     resolution = state.resolution ?? { kind: 'dispatch' };
+    grant = await grantSurvived(core, state, resolution);
   } else {
     if (payload.data.parkId !== undefined && payload.data.parkId !== state.parkId) {
       log.info('resume for an earlier park of this turn; ignored');
@@ -113,7 +114,16 @@ export async function runResumeTurn(
       message: opened.message,
     });
   } else {
-    const parkedAgain = await answerPendingCall(opened.scope, state, resolution, grant);
+    const parkedAgain = await answerPendingCall(opened.scope, state, resolution, grant, async () => {
+      // The grant is used: a retry from here on asks again rather than running the command twice.
+      await core.store.saveParkedTurn({
+        turnId,
+        sessionKey: state.sessionKey,
+        reason: RESUMING,
+        state: { ...state, resolution: { kind: 'dispatch' } },
+        expiresAt: core.now() + RECOVERY_TTL_MS,
+      });
+    });
     if (!parkedAgain) await continueTurn(opened.scope);
   }
   if (latch.outcome !== 'parked') await core.store.deleteParkedTurn(turnId);
@@ -144,10 +154,24 @@ async function resolve(
         grant: false,
       };
     case 'allow':
-      return { resolution: { kind: 'dispatch' }, grant: true };
+      return { resolution: { kind: 'dispatch', grantedRequestId: request.data.id }, grant: true };
     case 'reask':
       return { resolution: { kind: 'dispatch' }, grant: false };
   }
+}
+
+/**
+ * True when a crashed resume had claimed an "allow once" for the paused call and the command has
+ * not reached the gate since: the recovery record names the request, and the gate's store says
+ * that request was approved once and claimed (by that resume: a claim is taken once).
+ */
+async function grantSurvived(core: RunnerCore, state: ParkedState, resolution: Resolution): Promise<boolean> {
+  if (resolution.kind !== 'dispatch' || resolution.grantedRequestId === undefined) return false;
+  const request = approvalRequestSchema.safeParse(state.request);
+  if (core.approvals === undefined || !request.success) return false;
+  if (request.data.id !== resolution.grantedRequestId) return false;
+  const outcome = await core.approvals.controller.outcome(request.data.id);
+  return outcome.state === 'approved' && outcome.scope === 'once' && outcome.claimed;
 }
 
 function answerResult(answer: string | undefined): string {
@@ -166,6 +190,7 @@ async function answerPendingCall(
   state: ParkedState,
   resolution: Resolution,
   grant: boolean,
+  grantUsed: () => Promise<void>,
 ): Promise<boolean> {
   const call: ToolCallRecord = state.toolCall;
   const open = readTurnProgress(scope.transcript, scope.turnId).openStep;
@@ -180,7 +205,7 @@ async function answerPendingCall(
   const request = approvalRequestSchema.safeParse(state.request);
   const revoke =
     grant && approvals !== undefined && request.success
-      ? approvals.grant(scope.sessionKey, request.data.commandHash, request.data.findings)
+      ? approvals.grant(scope.sessionKey, request.data.commandHash, request.data.findings, grantUsed)
       : undefined;
   try {
     return (await runStep(scope, [call])) === 'parked';

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { jsonDepthExceeds } from '../../lib/json-depth.js';
 import { jsonTextDepthExceeds } from '../../lib/json-text-depth.js';
 import type { Ingress, TurnOriginInput, TurnRequest } from '../ingress.js';
+import type { WebhookRunRecords } from '../webhook-run-records.js';
 import type { AuthLockout } from './auth-lockout.js';
 import { buildWebhookPrompt } from './build-webhook-prompt.js';
 import { deliveryIdOf } from './delivery-id.js';
@@ -27,6 +28,8 @@ export interface WebhookPostContext {
   readonly lockout: AuthLockout;
   readonly limiter: RateLimiter;
   readonly runs: WebhookRuns;
+  /** The durable run records, when the gateway has a store (they survive a restart). */
+  readonly records?: WebhookRunRecords | undefined;
   readonly tracker: RunTracker;
   readonly now: () => number;
 }
@@ -204,17 +207,21 @@ export async function handleWebhookPost(
       status: 'queued',
       delivery: { status: 'pending' },
     });
+    // Stored before the item is queued: the turn's end finds its run in any gateway process.
+    await context.records?.saveWebhookRun({ runId, route: route.name, deliveryId, sessionKey, eventId });
     watch = await context.tracker.watch({ runId, deliveryId, sessionKey, eventId, route });
     const submitted = await context.ingress.submit(item);
     if (submitted.status === 'duplicate') {
       await watch.cancel();
       context.runs.remove(runId);
+      await forget(context, runId);
       return reply.code(200).send({ status: 'duplicate', delivery_id: deliveryId });
     }
     watch.begin();
   } catch (error) {
     await watch?.cancel();
     context.runs.remove(runId);
+    await forget(context, runId);
     // Not accepted: the sender's retry must be processed, not answered as a duplicate.
     await release();
     logger.error(
@@ -235,4 +242,13 @@ export async function handleWebhookPost(
     delivery_id: deliveryId,
     status_url: `/webhooks/${route.name}/runs/${runId}`,
   });
+}
+
+/** Drops the durable record of a run whose delivery was not queued after all. */
+async function forget(context: WebhookPostContext, runId: string): Promise<void> {
+  await context.records
+    ?.deleteWebhookRun(runId)
+    .catch((error: Error) =>
+      context.logger.warn({ runId, err: error.message }, 'record of an unqueued webhook run not deleted'),
+    );
 }

@@ -2,10 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import type { Ingress } from '../ingress.js';
-import { access, type DeliverToChat } from '../platform.js';
+import { access, type DeliverToChat, type RouteServices } from '../platform.js';
 import { createAuthLockout } from './auth-lockout.js';
 import { handleWebhookPost } from './handle-webhook-post.js';
 import { createRateLimiter } from './rate-limiter.js';
+import { createRunResultSweep } from './run-result-sweep.js';
 import { createRunTracker } from './run-tracker.js';
 import { validateWebhookRoutes, type WebhookRoute } from './validate-webhook-routes.js';
 import { createWebhookRuns, describeRun } from './webhook-runs.js';
@@ -17,6 +18,14 @@ export interface WebhookPlatformDeps {
   readonly ingress: Ingress;
   /** Sends text to a chat of a configured platform; without it, `deliver: { platform, chat_id }` is refused at start-up. */
   readonly deliverToChat?: DeliverToChat | undefined;
+  /**
+   * Durable run records and the turn ends recorded for webhook runs: runs then survive a restart
+   * and their results are delivered by whichever gateway process is up. Without them (embedding),
+   * run records live in this process' memory.
+   */
+  readonly durable?: RouteServices['durable'];
+  /** The outbox sweep of webhook results: between passes (default 3 s) and the age a turn end must reach first (default 2 s), ms. */
+  readonly sweep?: { readonly intervalMs?: number; readonly minAgeMs?: number };
   readonly now?: () => number;
 }
 
@@ -28,6 +37,11 @@ export interface WebhookPlatform {
 function errorBody(message: string, type: string): { error: { message: string; type: string } } {
   return { error: { message, type } };
 }
+
+/** Between passes of the webhook result sweep, ms. */
+const SWEEP_INTERVAL_MS = 3_000;
+/** Age a recorded turn end must reach before the sweep takes it from the live watcher, ms. */
+const SWEEP_MIN_AGE_MS = 2_000;
 
 /** Where the webhook routes live. */
 export const WEBHOOK_PREFIX = '/webhooks';
@@ -83,6 +97,7 @@ export function addWebhookRoutes(
     turns: deps.ingress.watchTurns('webhook'),
     logger,
     runs,
+    records: deps.durable?.webhookRuns,
     deliverToChat: deps.deliverToChat,
     runTimeoutMs: webhook.run_timeout_ms,
     deliveryAttempts: webhook.delivery_attempts,
@@ -95,9 +110,25 @@ export function addWebhookRoutes(
     lockout,
     limiter,
     runs,
+    records: deps.durable?.webhookRuns,
     tracker,
     now,
   };
+  const sweep =
+    deps.durable === undefined
+      ? undefined
+      : createRunResultSweep({
+          records: deps.durable.webhookRuns,
+          turnEnds: deps.durable.turnEnds,
+          routes,
+          logger,
+          deliverToChat: deps.deliverToChat,
+          deliveryAttempts: webhook.delivery_attempts,
+          deliveryRetryMs: webhook.delivery_retry_ms,
+          runTimeoutMs: webhook.run_timeout_ms,
+          runTtlMs: webhook.run_ttl_ms,
+          now,
+        });
 
   function refuse(reply: FastifyReply, code: number, message: string, type: string): FastifyReply {
     // The body may still be arriving: close the connection instead of reading the rest.
@@ -120,13 +151,15 @@ export function addWebhookRoutes(
             ),
           );
       }
-      const run = runs.get(request.params.id);
+      const stored = await deps.durable?.webhookRuns.getWebhookRun(request.params.id);
+      const run =
+        stored !== undefined && stored.createdAt > now() - webhook.run_ttl_ms
+          ? stored
+          : runs.get(request.params.id);
       if (run === undefined || run.route !== route.name) {
         return reply
           .code(404)
-          .send(
-            errorBody('No such run on this route (run records are kept in memory for a while).', 'not_found'),
-          );
+          .send(errorBody('No such run on this route (run records are kept for a while).', 'not_found'));
       }
       return reply.send(describeRun(run));
     };
@@ -166,8 +199,23 @@ export function addWebhookRoutes(
     { ...access('public'), onRequest: unknown },
     async () => undefined,
   );
+  if (sweep !== undefined) {
+    const timer = setInterval(
+      () => void sweep.run(deps.sweep?.minAgeMs ?? SWEEP_MIN_AGE_MS),
+      deps.sweep?.intervalMs ?? SWEEP_INTERVAL_MS,
+    );
+    timer.unref();
+    // Results of runs that ended while no gateway was up: every recorded turn end at once.
+    scope.addHook('onReady', async () => {
+      void sweep.run(0);
+    });
+    scope.addHook('onClose', async () => {
+      clearInterval(timer);
+    });
+  }
   scope.addHook('onClose', async () => {
     await tracker.close(config.queue.shutdown_grace_ms);
+    await sweep?.stop();
   });
   logger.info({ routes: routes.map((route) => route.name) }, 'webhook routes ready');
 }

@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { waitAtMost } from '../../lib/abortable-sleep.js';
 import type { TurnEnd, TurnWatcher } from '../ingress.js';
-import { type DeliverToChat, deliverRunResult, type RunOutcome } from './deliver-run-result.js';
+import type { WebhookRunRecords } from '../webhook-run-records.js';
+import { type DeliverToChat, deliverRunResult } from './deliver-run-result.js';
+import { outcomeOf, settleRun } from './settle-run.js';
 import type { WebhookRoute } from './validate-webhook-routes.js';
 import type { WebhookRuns } from './webhook-runs.js';
 
@@ -10,6 +12,12 @@ export interface RunTrackerDeps {
   readonly turns: TurnWatcher;
   readonly logger: Logger;
   readonly runs: WebhookRuns;
+  /**
+   * The durable run records: with them a result is delivered through the record's delivery lease
+   * (see settle-run.ts), and a run still open at shutdown is left for the outbox sweep of the next
+   * gateway process instead of being marked failed.
+   */
+  readonly records?: WebhookRunRecords | undefined;
   readonly deliverToChat: DeliverToChat | undefined;
   readonly runTimeoutMs: number;
   readonly deliveryAttempts: number;
@@ -41,25 +49,6 @@ export interface RunTracker {
   close(graceMs: number): Promise<void>;
 }
 
-function outcomeOf(end: TurnEnd, timeoutMs: number): RunOutcome {
-  switch (end.type) {
-    case 'final':
-      return { status: 'done', result: end.text };
-    case 'failed':
-      return { status: 'failed', error: `${end.message} (${end.code})` };
-    case 'parked':
-      return {
-        status: 'failed',
-        error: 'the run stopped to wait for a human decision, which a webhook cannot give',
-      };
-    case 'timeout':
-      return {
-        status: 'failed',
-        error: `no result within ${Math.round(timeoutMs / 1000)} s (platforms.webhook.run_timeout_ms); the turn may still finish in its session`,
-      };
-  }
-}
-
 /**
  * Follows each accepted delivery's turn on the event bus: `running` at its first progress
  * event, `done` / `failed` at its end, then delivers the result as the route says and records
@@ -77,6 +66,24 @@ export function createRunTracker(deps: RunTrackerDeps): RunTracker {
 
   async function finish(run: TrackedRun, end: TurnEnd): Promise<void> {
     const outcome = outcomeOf(end, deps.runTimeoutMs);
+    if (deps.records !== undefined) {
+      runs.remove(run.runId);
+      await settleRun(
+        {
+          records: deps.records,
+          logger: deps.logger,
+          deliverToChat: deps.deliverToChat,
+          deliveryAttempts: deps.deliveryAttempts,
+          deliveryRetryMs: deps.deliveryRetryMs,
+          signal: shutdown.signal,
+          now: deps.now,
+        },
+        run.route,
+        run,
+        outcome,
+      );
+      return;
+    }
     runs.update(run.runId, (record) => {
       record.status = outcome.status;
       if (outcome.result !== undefined) record.result = outcome.result;
@@ -108,10 +115,16 @@ export function createRunTracker(deps: RunTrackerDeps): RunTracker {
       const watcher = await turns.watch({
         eventId: run.eventId,
         timeoutMs: deps.runTimeoutMs,
-        onProgress: () =>
-          runs.update(run.runId, (record) => {
-            if (record.status === 'queued') record.status = 'running';
-          }),
+        onProgress: () => {
+          const record = runs.get(run.runId);
+          if (record?.status !== 'queued') return;
+          record.status = 'running';
+          void deps.records
+            ?.updateWebhookRun(run.runId, { status: 'running' })
+            .catch((error: Error) =>
+              deps.logger.warn({ runId: run.runId, err: error.message }, 'webhook run status not saved'),
+            );
+        },
       });
       return {
         begin() {
@@ -142,6 +155,8 @@ export function createRunTracker(deps: RunTrackerDeps): RunTracker {
           if (entry.delivering) continue;
           inFlight.delete(runId);
           await entry.cancel();
+          // A durable run is finished by the next gateway process (from the outbox).
+          if (deps.records !== undefined) continue;
           runs.update(runId, (record) => {
             if (record.status === 'queued' || record.status === 'running') {
               record.status = 'failed';

@@ -31,6 +31,7 @@ export const webhookPlatform: PlatformDefinition = {
               logger: context.logger,
               ingress: services.ingress,
               deliverToChat: services.deliverToChat,
+              ...(services.durable !== undefined ? { durable: services.durable } : {}),
             },
             routes,
           ),

@@ -1,7 +1,8 @@
 /**
- * What `GET /webhooks/<route>/runs/<id>` reports. Records live in this process' memory, at most
- * `maxRuns` of them for `ttlMs` each (the oldest go first): a restart forgets them, and a run
- * accepted by another gateway process is unknown here.
+ * What `GET /webhooks/<route>/runs/<id>` reports when the webhook platform runs without the
+ * gateway's store (embedded): records live in this process' memory, at most `maxRuns` of them
+ * for `ttlMs` each (the oldest go first). Inside the gateway the durable records
+ * (platforms/webhook-run-records.ts) are read first.
  */
 export type RunStatus = 'queued' | 'running' | 'done' | 'failed' | 'delivery_failed';
 

@@ -33,6 +33,13 @@ export interface FakeFailure {
   readonly times?: number;
   /** Only calls whose payload matches fail. */
   readonly when?: (payload: Record<string, unknown>) => boolean;
+  /**
+   * Not an error: the call is carried out (a message is sent), but the connection is dropped
+   * before the answer — the bot cannot know it went through. `code`/`description` are unused.
+   */
+  readonly dropAfterAccept?: boolean;
+  /** Not an error: the call is carried out and answered after this many ms (a slow platform). */
+  readonly delayMs?: number;
 }
 
 export type Ack = 'acknowledged' | 'not_acknowledged';

@@ -126,6 +126,18 @@ describe('sqlite gateway store: action prompts', () => {
     expect((await store.getActionPrompt('p1'))?.resolved?.outcome).toBe('deny');
   });
 
+  it('keeps a clarify answer with its resolution', async () => {
+    const store = fixture.fresh();
+    await store.saveActionPrompt(prompt());
+    await store.resolveActionPrompt('p1', { outcome: 'answered', resolvedBy: 'Alice', answer: 'dev' });
+    await store.resolveActionPrompt('p1', { outcome: 'answered', resolvedBy: 'Bob', answer: 'main' });
+    expect((await store.getActionPrompt('p1'))?.resolved).toMatchObject({
+      outcome: 'answered',
+      resolvedBy: 'Alice',
+      answer: 'dev',
+    });
+  });
+
   it('lets only one of two processes resolve the same prompt', async () => {
     const path = join(fixture.dir(), 'state.db');
     const a = fixture.open(path);

@@ -1,0 +1,112 @@
+import { existsSync } from 'node:fs';
+import OpenAI from 'openai';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApprovalRequest } from '../../../src/approval/approval-types.js';
+import { createTurnRunner } from '../../../src/gateway/turn/create-turn-runner.js';
+import type { ResumableApprovalGate } from '../../../src/gateway/turn/resumable-approval-gate.js';
+import { silentLogger } from '../../helpers/test-config.js';
+import { type Harness, message, SESSION_KEY, turnHarness } from './turn-test-kit.js';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await turnHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+/**
+ * A second runner on the same store, model and tools whose process "dies" at the moment it hands
+ * the claimed "allow once" to the re-run of the command: after the claim and the recovery record,
+ * before the command starts.
+ */
+function runnerThatCrashesBeforeTheCommand() {
+  const approvals: ResumableApprovalGate = {
+    ...h.approvals,
+    grant: () => {
+      throw new Error('process killed');
+    },
+  };
+  const runner = createTurnRunner({
+    config: h.config,
+    logger: silentLogger,
+    store: h.store,
+    registry: h.registry,
+    toolsets: h.toolsets,
+    events: h.rec.events,
+    clientFactory: () => new OpenAI({ apiKey: 'test-key', baseURL: h.fake.baseURL, maxRetries: 0 }),
+    approvals,
+    tasks: h.tasks,
+    modelRetry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+  });
+  return (items: Parameters<Harness['run']>[0], turnId: string) =>
+    runner.handle({
+      turnId,
+      sessionKey: SESSION_KEY,
+      items,
+      attempt: 1,
+      signal: new AbortController().signal,
+      takeSteering: async () => [],
+    });
+}
+
+describe('turn runner: a claimed "allow once" survives a crash before the command starts', () => {
+  it('the retry runs the approved command once without asking again, and the grant is used up', async () => {
+    const dir = h.victim();
+    h.fake.script({
+      content: '',
+      toolCalls: [{ id: 'rm1', name: 'terminal', arguments: '{"command":"rm -r ./victim"}' }],
+    });
+    await h.run([message('e1', 'clean up')], { turnId: 'g1' });
+    const parked = h.rec.parks()[0]!;
+    const request = parked.payload as ApprovalRequest;
+    expect((await h.controller.decide(request.id, 'once', { userId: '42' })).status).toBe('recorded');
+    const resume = (await h.runner.resumeItem({ turnId: 'g1', parkId: parked.parkId, decision: 'once' }))!;
+
+    h.rec.clear();
+    await expect(runnerThatCrashesBeforeTheCommand()([resume], 'r1')).rejects.toThrow();
+    expect(existsSync(dir)).toBe(true);
+    const outcome = await h.controller.outcome(request.id);
+    expect(outcome).toMatchObject({ state: 'approved', scope: 'once', claimed: true });
+    expect((await h.store.getParkedTurn('g1'))?.reason).toBe('resuming');
+
+    // The queue retries the turn in another process: the command runs, nobody is asked again.
+    h.fake.script({ content: 'Removed it.' });
+    await h.run([resume], { turnId: 'r1', attempt: 2 });
+    expect(h.rec.terminal().map((entry) => entry.type)).toEqual(['final']);
+    expect(h.rec.finals()[0]).toMatchObject({ turnId: 'g1', text: 'Removed it.' });
+    expect(existsSync(dir)).toBe(false);
+    expect(await h.controller.listPending(SESSION_KEY)).toEqual([]);
+    expect(await h.store.getParkedTurn('g1')).toBeUndefined();
+  });
+
+  it('is single use: once the command reached the gate, a further retry asks again', async () => {
+    h.victim();
+    h.fake.script({
+      content: '',
+      toolCalls: [{ id: 'rm1', name: 'terminal', arguments: '{"command":"rm -r ./victim"}' }],
+    });
+    await h.run([message('e1', 'clean up')], { turnId: 'g2' });
+    const parked = h.rec.parks()[0]!;
+    const request = parked.payload as ApprovalRequest;
+    await h.controller.decide(request.id, 'once', { userId: '42' });
+    const resume = (await h.runner.resumeItem({ turnId: 'g2', parkId: parked.parkId, decision: 'once' }))!;
+    // The command starts (the grant is used), then the process dies before its result is written.
+    h.fake.script({ hang: true });
+    const controller = new AbortController();
+    const first = h.run([resume], { turnId: 'r2', signal: controller.signal });
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (h.fake.requests.length >= 2) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 10);
+    });
+    controller.abort(new Error('shutdown'));
+    await first.catch(() => undefined);
+    const record = await h.store.getParkedTurn('g2');
+    expect(record?.reason).toBe('resuming');
+    expect((record?.state as { resolution?: unknown } | undefined)?.resolution).toEqual({ kind: 'dispatch' });
+  });
+});
