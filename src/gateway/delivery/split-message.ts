@@ -73,7 +73,9 @@ function splitWithReserve(text: string, maxLength: number, unit: LengthUnit, res
       }
     }
     const reopen = open === undefined ? '' : reopenLine(open);
-    if (measure(reopen) + measure(rest) + reserve <= maxLength) {
+    // Counting stops at the room left: measuring all of a long rest on every part is quadratic.
+    const room = maxLength - reserve - measure(reopen);
+    if (room >= 0 && indexWithin(rest, room, unit) >= rest.length) {
       if (rest.trim() !== '') parts.push(reopen + rest.trimEnd());
       break;
     }

@@ -55,8 +55,9 @@ export interface Span {
   readonly end: number;
 }
 
-// `[text](url)` and `![alt](url)`, allowing one level of parentheses inside the URL.
-const MARKDOWN_LINK = /!?\[[^\]\n]{0,2000}\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)/g;
+// `[text](url)` and `![alt](url)`, allowing one level of parentheses inside the URL. The text
+// holds no `[`: a match attempt then ends at the next bracket, so a run of `[` stays linear.
+const MARKDOWN_LINK = /!?\[[^[\]\n]{0,2000}\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)/g;
 const BARE_URL = /\bhttps?:\/\/[^\s<>()[\]]+/g;
 
 /** Markdown links, bare URLs and fence lines of `text`, each at most `maxSpan` long. */

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import { HermesError } from '../../errors/hermes-error.js';
 import { bearerMatches, isLoopbackHost } from '../../lib/bearer-auth.js';
+import { jsonTextDepthExceeds } from '../../lib/json-text-depth.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { access, installRouteAccess } from './route-access.js';
 
@@ -83,6 +84,9 @@ function refuseKey(reply: FastifyReply): FastifyReply {
     .send({ error: { message: KEY_HINT, type: 'invalid_api_key', param: null, code: 'invalid_api_key' } });
 }
 
+/** Deepest JSON request body any route reads (no client of ours nests further). */
+export const MAX_JSON_BODY_DEPTH = 256;
+
 function keyGuard(key: string) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> =>
     bearerMatches(request.headers.authorization, key) ? undefined : refuseKey(reply);
@@ -101,6 +105,23 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: ROUTER_OPTIONS,
+  });
+  // Fastify's own JSON parser (prototype poisoning refused), after a depth check on the text: a
+  // deeply nested body would otherwise stall the event loop inside JSON.parse.
+  const parseJson = app.getDefaultJsonParser('error', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (jsonTextDepthExceeds(text, MAX_JSON_BODY_DEPTH)) {
+      done(
+        Object.assign(new Error(`The JSON body nests deeper than ${MAX_JSON_BODY_DEPTH} levels.`), {
+          statusCode: 400,
+        }),
+        undefined,
+      );
+      return;
+    }
+    parseJson(request, text, done);
   });
   const { apiKey, monitoringNeedsKey } = options.auth;
   installRouteAccess(app, {

@@ -80,7 +80,16 @@ export function createDiscordInbound(deps: DiscordInboundDeps): DiscordInbound {
   }
 
   function onMessage(message: Message, botId: string): void {
-    const translation = translateMessage(viewOfMessage(message, botId), { id: botId }, settings, deps.now());
+    let view: ReturnType<typeof viewOfMessage>;
+    try {
+      view = viewOfMessage(message, botId);
+    } catch (error) {
+      // A message discord.js could not fully build (a channel it has not cached, say): a throw
+      // here would surface as an unhandled rejection inside discord.js and stop the process.
+      logger.warn({ messageId: message.id, err: describe(error) }, 'discord message not readable; skipped');
+      return;
+    }
+    const translation = translateMessage(view, { id: botId }, settings, deps.now());
     if (translation.kind === 'skip') {
       logger.debug({ messageId: message.id, reason: translation.reason }, 'discord message skipped');
       return;

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { jsonDepthExceeds } from '../../lib/json-depth.js';
+import { jsonTextDepthExceeds } from '../../lib/json-text-depth.js';
 import type { Ingress, TurnOriginInput, TurnRequest } from '../ingress.js';
 import type { WebhookRunRecords } from '../webhook-run-records.js';
 import type { AuthLockout } from './auth-lockout.js';
@@ -54,6 +55,15 @@ function send(reply: FastifyReply, code: number, message: string, type: string):
   return reply.code(code).send({ error: { message, type } });
 }
 
+function tooDeep(reply: FastifyReply): FastifyReply {
+  return send(
+    reply,
+    400,
+    `The JSON body nests deeper than ${MAX_PAYLOAD_DEPTH} levels; flatten it (no webhook sender needs that).`,
+    'payload_too_deep',
+  );
+}
+
 function authMessage(route: WebhookRoute, reason: Exclude<VerifyResult, { ok: true }>['reason']): string {
   if (reason === 'stale') {
     return 'The webhook-timestamp is more than 5 minutes away from our clock; the request is refused as a possible replay.';
@@ -101,21 +111,17 @@ export async function handleWebhookPost(
     }
   }
 
+  const text = body.toString('utf8');
+  // Measured on the text first: parsing a document nested far deeper blocks the event loop.
+  if (jsonTextDepthExceeds(text, MAX_PAYLOAD_DEPTH)) return tooDeep(reply);
   let payload: unknown;
   try {
-    payload = JSON.parse(body.toString('utf8'));
+    payload = JSON.parse(text);
   } catch {
     return send(reply, 400, 'The body is not valid JSON.', 'invalid_json');
   }
   // Refused before anything is recorded, so nothing is marked for a delivery that is not taken.
-  if (jsonDepthExceeds(payload, MAX_PAYLOAD_DEPTH)) {
-    return send(
-      reply,
-      400,
-      `The JSON body nests deeper than ${MAX_PAYLOAD_DEPTH} levels; flatten it (no webhook sender needs that).`,
-      'payload_too_deep',
-    );
-  }
+  if (jsonDepthExceeds(payload, MAX_PAYLOAD_DEPTH)) return tooDeep(reply);
 
   const token = context.limiter.take(route.name, route.ratePerMinute);
   if (!token.ok) {
