@@ -92,7 +92,7 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
           secrets: secretValues(config),
           destination: { write: (line: string) => io.stderr(line) },
         });
-        const store = openStoreForCli(config, logger);
+        const store = await openStoreForCli(config, logger);
         try {
           return await runPairing(rest, io, { store, logger });
         } finally {
@@ -136,14 +136,19 @@ async function withRuntime(
   });
   // The same services the gateway gives its tools, so availability reads as the gateway computes
   // it (session_search needs the session store).
-  const store = openStoreForCli(config, logger);
+  // A database that does not answer must not stop `doctor` or `tools list`: session_search then
+  // reads as unavailable.
+  const store = await openStoreForCli(config, logger).catch((error: unknown) => {
+    logger.warn({ err: (error as Error).message }, 'state store unavailable');
+    return undefined;
+  });
   try {
     const runtime = await createToolRuntime({
       config,
       logger,
       baseEnv: deps.baseEnv,
       builtinToolsDir: BUILTIN_TOOLS_DIR,
-      sessionSearch: store,
+      ...(store === undefined ? {} : { sessionSearch: store }),
     });
     try {
       return await body(runtime);
@@ -151,7 +156,7 @@ async function withRuntime(
       await runtime.close();
     }
   } finally {
-    await store.close();
+    await store?.close();
   }
 }
 
