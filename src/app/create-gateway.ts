@@ -202,6 +202,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
           ? createSqliteApprovalStore(opened.store.db, { logger })
           : createSqliteApprovalStore(join(config.home, 'approvals.db'), { logger }),
       sessionSearch: store,
+      ...(opened.kind === 'postgres' ? { sharedState: { pool: opened.store.pool } } : {}),
     });
   } catch (error) {
     await store.close();

@@ -177,6 +177,26 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX outbox_age ON outbox (created_at);
     `,
   },
+  {
+    version: 2,
+    name: 'tool state: memory entries and todo lists',
+    sql: `
+      -- The memory tool's entries (MEMORY.md / USER.md on SQLite deployments), per scope and target.
+      CREATE TABLE memory_entries (
+        scope TEXT NOT NULL,
+        target TEXT NOT NULL CHECK (target IN ('memory', 'user')),
+        entries JSONB NOT NULL DEFAULT '[]',
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (scope, target)
+      );
+      -- The todo tool's list of each session.
+      CREATE TABLE todo_lists (
+        session_key TEXT PRIMARY KEY,
+        items JSONB NOT NULL DEFAULT '[]',
+        updated_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
