@@ -58,9 +58,7 @@ describe.skipIf(!availability.available)(
       );
       const [a, b] = memories as [MemoryStore, MemoryStore];
       await Promise.all(
-        Array.from({ length: 10 }, (_, i) =>
-          (i % 2 === 0 ? a : b).add('telegram.42', 'memory', `fact ${i}`),
-        ),
+        Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).add('telegram.42', 'memory', `fact ${i}`)),
       );
       const seen = await b.read('telegram.42', 'memory');
       expect([...seen.entries].sort()).toEqual(Array.from({ length: 10 }, (_, i) => `fact ${i}`).sort());
