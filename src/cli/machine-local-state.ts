@@ -63,6 +63,13 @@ export function statePlaces(config: Config): StatePlace[] {
         'results over the size limit are kept as files for read_file in the same turn; a turn resumed on another machine sees the preview only',
     },
     {
+      what: 'chat attachments',
+      where: 'local',
+      place: join(home, 'inbox'),
+      reason:
+        'files sent in chats are saved by the gateway that received them; a worker on another machine gets the message text with a path it cannot open (not yet stored in the database)',
+    },
+    {
       what: 'command process groups',
       where: 'local',
       place: join(home, 'run', 'command-groups'),
