@@ -247,6 +247,21 @@ describe.skipIf(unavailable !== undefined)(
       expect(result.output).toMatch(/node=[1-9]/);
     });
 
+    it('the command cannot raise a limit again: the hard limits are set, and the other limits apply', async () => {
+      const result = await sandboxed(
+        'ulimit -f unlimited; echo raise=$?; ulimit -H -t -u -f -d; head -c 2000000 /dev/zero > big.bin; echo fsize=$?',
+        'terminal:\n  sandbox:\n    file_size_mb: 1\n    cpu_seconds: 7\n    processes: 333\n    memory_mb: 300\n',
+      );
+      expect(result.output).toMatch(/raise=[1-9]/);
+      // -H -t -u -f -d print in bash's order: file size (KiB), data (KiB), cpu (s), processes.
+      expect(result.output).toMatch(/file size.*\b1024\b/);
+      expect(result.output).toMatch(/data seg size.*\b307200\b/);
+      expect(result.output).toMatch(/cpu time.*\b7\b/);
+      expect(result.output).toMatch(/max user processes.*\b333\b/);
+      expect(result.output).toMatch(/fsize=[1-9]/);
+      expect(statSync(join(machine.work, 'big.bin')).size).toBeLessThanOrEqual(1024 * 1024);
+    });
+
     it('stopping a sandbox that is still being set up leaves nothing behind', async () => {
       writeConfig(machine.hermesHome, '');
       const config = loadConfig({ env: {}, home: machine.hermesHome });

@@ -178,6 +178,21 @@ export function bwrapArgs(input: BwrapInput): string[] {
   return args;
 }
 
+/**
+ * The configured limits as a first line for bash (its `ulimit` builtin sets the soft and the hard
+ * limit, so the command cannot raise them again), or '' when none is configured. Cheaper than a
+ * `prlimit` process per command; a shell that is not bash gets `limitArgs` instead.
+ */
+export function ulimitPrelude(sandbox: TerminalConfig['sandbox']): string {
+  const limits: string[] = [];
+  // bash's units: seconds for -t, KiB for -d and -f (outside POSIX mode), a count for -u.
+  if (sandbox.cpu_seconds > 0) limits.push(`-t ${sandbox.cpu_seconds}`);
+  if (sandbox.memory_mb > 0) limits.push(`-d ${sandbox.memory_mb * 1024}`);
+  if (sandbox.processes > 0) limits.push(`-u ${sandbox.processes}`);
+  if (sandbox.file_size_mb > 0) limits.push(`-f ${sandbox.file_size_mb * 1024}`);
+  return limits.length === 0 ? '' : `ulimit ${limits.join(' ')} || exit 126\n`;
+}
+
 /** `prlimit --cpu=… --data=… --nproc=… --fsize=… --` for the configured limits (none: no wrapper). */
 export function limitArgs(sandbox: TerminalConfig['sandbox'], prlimit: string): string[] {
   const mb = 1024 * 1024;

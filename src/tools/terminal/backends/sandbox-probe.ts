@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { basename } from 'node:path';
 import { findExecutable } from '../find-executable.js';
 import type { TerminalConfig } from './backend-types.js';
 import { localShell } from './local.js';
-import { bwrapArgs, limitArgs, NAMESPACE_FLAGS, systemLayer } from './sandbox-args.js';
+import { bwrapArgs, limitArgs, NAMESPACE_FLAGS, systemLayer, ulimitPrelude } from './sandbox-args.js';
 import { configuredRoots, type SandboxPlaces } from './sandbox-layout.js';
 
 export interface SandboxTools {
@@ -11,8 +12,10 @@ export interface SandboxTools {
   readonly system: readonly string[];
   /** The strongest of NAMESPACE_FLAGS that works here. */
   readonly namespaces: readonly string[];
-  /** Empty when no limit is configured. */
+  /** The `prlimit` wrapper for a shell other than bash; empty when none is needed. */
   readonly limits: readonly string[];
+  /** For bash: the `ulimit` line put before the command; '' when no limit is configured. */
+  readonly prelude: string;
   readonly shell: string;
 }
 
@@ -31,7 +34,7 @@ function innerShell(env: Readonly<Record<string, string>>): string {
   return shell !== undefined && /^\/(?:usr\/)?s?bin\//.test(shell) ? shell : '/bin/sh';
 }
 
-/** Finds bwrap and prlimit and runs `exit 0` in a sandbox laid out as for a command. */
+/** Finds bwrap (and prlimit for a shell other than bash) and runs `exit 0` in a sandbox laid out as for a command. */
 function probe(
   terminal: TerminalConfig,
   env: Readonly<Record<string, string>>,
@@ -45,8 +48,10 @@ function probe(
       reason: `sandbox backend: '${sandbox.binary}' not found on PATH (install bubblewrap: apt-get install bubblewrap; or set terminal.sandbox.binary)`,
     };
   }
+  const shell = innerShell(env);
+  const prelude = basename(shell) === 'bash' ? ulimitPrelude(sandbox) : '';
   let limits: string[] = [];
-  if (limitArgs(sandbox, 'prlimit').length > 0) {
+  if (basename(shell) !== 'bash' && limitArgs(sandbox, 'prlimit').length > 0) {
     const prlimit = findExecutable('prlimit', env['PATH']);
     if (prlimit === undefined) {
       return {
@@ -63,7 +68,6 @@ function probe(
   } catch (error) {
     return { ok: false, reason: `sandbox backend: ${(error as Error).message}` };
   }
-  const shell = innerShell(env);
   const system = systemLayer(places);
   let failure = '';
   for (const namespaces of NAMESPACE_FLAGS) {
@@ -76,7 +80,7 @@ function probe(
         roots: { writable: [], readable: roots.readable },
         network: sandbox.network,
         chdir: '/',
-        command: [...limits, shell, '-c', 'exit 0'],
+        command: [...limits, shell, '-c', `${prelude}exit 0`],
       }),
       {
         env: { PATH: env['PATH'] ?? '/usr/bin:/bin' },
@@ -86,7 +90,7 @@ function probe(
       },
     );
     if (result.error === undefined && result.status === 0) {
-      return { ok: true, tools: { bwrap, system, namespaces, limits, shell } };
+      return { ok: true, tools: { bwrap, system, namespaces, limits, prelude, shell } };
     }
     // The first failure is the telling one: the weaker flags are only a fallback.
     failure ||=

@@ -37,7 +37,7 @@ export function sandboxInner(leaderPid: number): InnerProcesses | undefined {
 /**
  * Runs each command under bubblewrap (see `bwrapArgs`): the system read-only, home directories
  * and HERMES_HOME hidden, the session working directory and `terminal.sandbox.writable`
- * writable, its own PID namespace, resource limits by prlimit. Paths mean what they mean on this
+ * writable, its own PID namespace, resource limits by bash's `ulimit` (or prlimit for another shell). Paths mean what they mean on this
  * machine, as with `local`.
  */
 export const sandboxBackend: TerminalBackend = {
@@ -56,7 +56,7 @@ export const sandboxBackend: TerminalBackend = {
     if (!probe.ok) throw new HermesError('exec_failed', `terminal unavailable: ${probe.reason}`);
     const sessionCwd = resolve(input.sessionCwd ?? input.workdir ?? '/');
     const roots = commandRoots(terminal, places, sessionCwd);
-    const { bwrap, system, namespaces, limits, shell } = probe.tools;
+    const { bwrap, system, namespaces, limits, prelude, shell } = probe.tools;
     const flags = basename(shell) === 'bash' ? ['--norc', '--noprofile'] : [];
     return {
       file: bwrap,
@@ -67,7 +67,7 @@ export const sandboxBackend: TerminalBackend = {
         roots,
         network: terminal.sandbox.network,
         chdir: input.workdir ?? sessionCwd,
-        command: [...limits, shell, ...flags, '-c', input.command],
+        command: [...limits, shell, ...flags, '-c', `${prelude}${input.command}`],
       }),
       cwd: '/',
       // The private /tmp is the only temporary directory inside.
