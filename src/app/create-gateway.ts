@@ -325,7 +325,13 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
   }
   const chatAdapters = new Map(adapters.map((adapter) => [adapter.platform, adapter]));
 
-  const ingress = createPlatformIngress({ store, queue, bus, unavailableReason });
+  const ingress = createPlatformIngress({
+    store,
+    queue,
+    bus,
+    unavailableReason,
+    prompts: { store, approvals: runtime.approvalGate, runner, queue, logger, now: Date.now },
+  });
   let app: FastifyInstance | undefined;
   if (options.role === 'gateway') {
     app = createHttpServer({ logger, metrics, readiness, auth: httpAuth ?? httpAuthOf(config, logger) });

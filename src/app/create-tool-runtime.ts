@@ -17,12 +17,14 @@ import {
   type ResumableApprovalGate,
 } from '../gateway/turn/resumable-approval-gate.js';
 import { discordToolOperationsFromConfig } from '../platforms/discord/discord-tool-service.js';
+import { feishuDocReaderFromConfig } from '../platforms/feishu/feishu-doc-reader.js';
 import { createRegistry, type Registry } from '../registry/create-registry.js';
 import { type DiscoveryReport, discoverTools } from '../registry/discover-tools.js';
 import type { ToolServices } from '../registry/tool-services.js';
 import { createToolsets, type Toolsets } from '../registry/toolsets.js';
 import type { SessionSearchService } from '../tools/agent/agent-services.js';
 import type { DiscordToolService } from '../tools/discord/discord-services.js';
+import type { FeishuDocService } from '../tools/feishu/feishu-services.js';
 import { MemoryStore } from '../tools/memory/memory-store.js';
 import { type CommandGroupLedger, createCommandGroupLedger } from '../tools/terminal/command-group-ledger.js';
 import { createProcessTable, type ProcessTable } from '../tools/terminal/process-table.js';
@@ -132,6 +134,7 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     subAgent,
     ...(options.sessionSearch !== undefined ? { sessionSearch: options.sessionSearch } : {}),
     ...discordService(config),
+    ...feishuService(config, logger),
   };
   const registry = createRegistry({ services, logger });
   const discovery = await discoverTools({
@@ -177,6 +180,12 @@ function discordService(config: Config): { discord?: DiscordToolService } {
   if (operations === undefined) return {};
   const admins = resolvePlatformAccess(config, 'discord').adminUsers;
   return { discord: { ...operations, isAdmin: (userId) => userId !== '' && admins.has(userId) } };
+}
+
+/** The Feishu document reader (API calls only, so workers have it too) when Feishu is configured. */
+function feishuService(config: Config, logger: Logger): { feishuDocs?: FeishuDocService } {
+  const reader = feishuDocReaderFromConfig(config, logger);
+  return reader === undefined ? {} : { feishuDocs: reader };
 }
 
 function optionalReviewer(config: Config, logger: Logger): { smartReviewer?: SmartReviewer } {

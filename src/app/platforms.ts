@@ -1,7 +1,9 @@
 import { apiServerPlatform } from '../platforms/api-server/api-server-platform.js';
 import { discordPlatform } from '../platforms/discord/discord-platform.js';
+import { feishuPlatform } from '../platforms/feishu/feishu-platform.js';
 import type { PlatformDefinition } from '../platforms/platform.js';
 import { telegramPlatform } from '../platforms/telegram/telegram-platform.js';
+import { webChatPlatform } from '../platforms/web-chat/web-chat-platform.js';
 import { webhookPlatform } from '../platforms/webhook/webhook-platform.js';
 
 /**
@@ -16,4 +18,6 @@ export const PLATFORMS: readonly PlatformDefinition[] = [
   webhookPlatform,
   telegramPlatform,
   discordPlatform,
+  feishuPlatform,
+  webChatPlatform,
 ];

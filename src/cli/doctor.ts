@@ -107,14 +107,17 @@ async function redisCheck(config: Config, ping: DoctorDeps['pingRedis']): Promis
     : { name: 'redis', usable: false, detail: `unreachable: ${failure}` };
 }
 
-/** One line per section of `platforms:`, as the platform of that section describes it. */
+/**
+ * One line per platform of each section of `platforms:`, as the platform describes itself (the
+ * web chat shares the API server's section), or a line saying the section has none yet.
+ */
 function platformChecks(config: Config, platforms: readonly PlatformDefinition[]): Check[] {
-  return (Object.keys(config.platforms) as (keyof Config['platforms'])[]).map((section) => {
-    const definition = platforms.find((platform) => platform.configSection === section);
-    if (definition === undefined) {
-      return { name: section, usable: false, detail: `this build has no ${section} platform yet` };
+  return (Object.keys(config.platforms) as (keyof Config['platforms'])[]).flatMap((section) => {
+    const definitions = platforms.filter((platform) => platform.configSection === section);
+    if (definitions.length === 0) {
+      return [{ name: section, usable: false, detail: `this build has no ${section} platform yet` }];
     }
-    return { name: definition.name, ...definition.describe(config) };
+    return definitions.map((definition) => ({ name: definition.name, ...definition.describe(config) }));
   });
 }
 

@@ -261,11 +261,30 @@ const feishuSchema = z
     unknown_users: z.enum(['auto', 'pair', 'ignore']).default('auto'),
     app_id: z.string().min(1).optional(),
     app_secret: z.string().min(1).optional(),
-    domain: z.string().min(1).optional(),
+    /** `feishu` (open.feishu.cn), `lark` (open.larksuite.com), or a URL (a proxy, a local fake). */
+    domain: z.union([z.enum(['feishu', 'lark']), z.url()]).default('feishu'),
     connection_mode: z.enum(['websocket', 'webhook']).default('websocket'),
     encrypt_key: z.string().min(1).optional(),
     verification_token: z.string().min(1).optional(),
+    /** open_id (`ou_…`) or user_id of users who may talk to the bot. */
     allowed_users: csv.default([]),
+    // --- Feishu adapter settings (Hermes' FEISHU_* names; see docs/platforms/feishu.md) ---
+    /** Chat id (`oc_…`) that webhook routes delivering to `chat_id: home` use until /sethome picks one. */
+    home_channel: z.string().min(1).optional(),
+    /** Groups: `open` (anyone access allows), `allowlist` (only allowed_users/admin_users), `disabled`. */
+    group_policy: z.enum(['open', 'allowlist', 'disabled']).default('allowlist'),
+    /** In groups, answer only when the bot is @mentioned. */
+    require_mention: z.boolean().default(true),
+    /** Messages of other apps' bots: `none`, `mentions` (only when they @mention this bot) or `all`. */
+    allow_bots: z.enum(['none', 'mentions', 'all']).default('none'),
+    /** The bot's open_id; looked up at start (bot/v3/info) when not set. */
+    bot_open_id: z.string().min(1).optional(),
+    /** Webhook mode: oldest X-Lark-Request-Timestamp accepted, seconds either side of now. */
+    timestamp_tolerance_seconds: z.number().int().min(10).max(3600).default(300),
+    /** Largest image fetched from a message, bytes. */
+    download_max_bytes: z.number().int().positive().default(10_485_760),
+    /** Failed hand-overs of one event before it is given up (and logged). */
+    max_event_failures: z.number().int().positive().max(100).default(5),
   })
   .strict();
 

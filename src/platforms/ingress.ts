@@ -12,6 +12,8 @@
  *   appendHistory(key, msgs)     earlier messages of a stand-alone conversation (before its turn)
  *   setSessionToolsets(key, ts)  the toolsets of a new session (a webhook route that widens them)
  *   unavailableReason()          why no turn can be answered now (no model configured), or undefined
+ *   answerPrompt(answer)         answers a parked turn's prompt (approval or question), first answer wins
+ *   stopSession(key, by)         interrupts the session's turn and cancels its pending approvals
  *
  * Implemented by the gateway (`gateway/ingress/create-platform-ingress.ts`); platforms receive it
  * when their HTTP routes are mounted (`PlatformRoutes.register`, platform.ts).
@@ -96,8 +98,18 @@ export type TurnEnd =
       readonly code: string;
       readonly message: string;
     }
-  /** The turn waits for a human decision (an approval or a question) nobody here can give. */
-  | { readonly type: 'parked'; readonly turnId: string; readonly sessionKey: string; readonly reason: string }
+  /**
+   * The turn waits for a human decision: `reason` `approval` (payload: the approval request) or
+   * `clarify` (payload: `{ question, choices }`); `parkId` names this wait (see `answerPrompt`).
+   */
+  | {
+      readonly type: 'parked';
+      readonly turnId: string;
+      readonly sessionKey: string;
+      readonly reason: string;
+      readonly parkId?: string;
+      readonly payload?: unknown;
+    }
   | { readonly type: 'timeout' };
 
 export interface TurnWatch {
@@ -127,6 +139,40 @@ export interface HistoryMessage {
   readonly content: string;
 }
 
+/** The prompt of a parked turn a platform started, as its `parked` outcome described it. */
+export interface PromptRef {
+  readonly platform: string;
+  readonly chatId: string;
+  readonly sessionKey: string;
+  readonly turnId: string;
+  readonly parkId: string;
+  /** `approval` or `clarify`. */
+  readonly reason: string;
+  /** The parked event's payload (the approval request, or the question and its choices). */
+  readonly payload: unknown;
+  /** The user the turn runs for (the requester of an approval). */
+  readonly userId?: string | undefined;
+}
+
+/** An answer to a prompt: an approval choice, or the answer to a question. */
+export type PromptAnswer =
+  | { readonly kind: 'approval'; readonly choice: 'once' | 'session' | 'always' | 'deny' }
+  | { readonly kind: 'clarify'; readonly answer: string };
+
+/**
+ * What answering did: `recorded` (this answer won and the turn resumes), `already_decided`
+ * (another answer won first), `expired`, `forbidden` (not the requester), `scope_refused` (that
+ * choice is not offered for this command), `invalid` (the prompt is not readable or the answer
+ * does not fit it).
+ */
+export type PromptAnswerStatus =
+  | 'recorded'
+  | 'already_decided'
+  | 'expired'
+  | 'forbidden'
+  | 'scope_refused'
+  | 'invalid';
+
 export interface Ingress {
   /** Builds a session key; throws HermesError `session_key_invalid` on unsafe parts. */
   sessionKey(input: SessionKeyInput): string;
@@ -150,4 +196,22 @@ export interface Ingress {
   setSessionToolsets(sessionKey: string, toolsets: readonly string[]): Promise<void>;
   /** Why turns cannot be answered right now (no model configured…), or undefined. */
   unavailableReason(): string | undefined;
+  /**
+   * Answers a parked turn's prompt through the chat buttons' path: the gate records the first
+   * decision atomically (a question's prompt is resolved atomically), then the turn resumes.
+   * `by` names who answered (the requester's user id, or an operator when `admin`).
+   */
+  answerPrompt(
+    prompt: PromptRef,
+    answer: PromptAnswer,
+    by: { readonly userId: string; readonly name?: string; readonly admin?: boolean },
+  ): Promise<{ readonly status: PromptAnswerStatus }>;
+  /**
+   * Interrupts the session's running turn and cancels its pending approvals (as `/stop` does);
+   * `pending`: a prompt the caller knows is open (a question is then ended without an answer).
+   */
+  stopSession(
+    sessionKey: string,
+    pending?: PromptRef,
+  ): Promise<{ readonly interrupted: boolean; readonly cancelled: number }>;
 }

@@ -79,6 +79,11 @@ export const TOOLSET_CATALOG: Readonly<Record<string, ToolsetSpec>> = {
     'OpenAI-compatible API preset: the core without clarify (nobody can be asked)',
     CORE_TOOLS.filter((name) => name !== 'clarify'),
   ),
+  'hermes-api-attended': group(
+    'API runs someone attends (POST /v1/runs with attended): the API preset plus clarify',
+    ['clarify'],
+    ['hermes-api-server'],
+  ),
   'hermes-webhook': group('Inbound webhook preset: the safe subset only', WEBHOOK_SAFE_TOOLS),
   'hermes-gateway': group(
     'Every platform preset together',

@@ -7,6 +7,7 @@ import type { InboundDedupeStore } from '../store/ledger-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { TranscriptStore } from '../store/transcript-store.js';
 import { parseTurnOrigin } from '../turn/turn-origin.js';
+import { createPlatformPrompts, type PlatformPromptDeps } from './answer-platform-prompt.js';
 import { createTurnWatcher } from './turn-watcher.js';
 
 export interface PlatformIngressDeps {
@@ -16,6 +17,8 @@ export interface PlatformIngressDeps {
   readonly queue: Pick<TurnQueue, 'submit'>;
   readonly bus: EventBus;
   readonly unavailableReason: () => string | undefined;
+  /** Prompts answered over HTTP (runs, the dashboard): the gate, the runner, the prompt records. */
+  readonly prompts: PlatformPromptDeps;
 }
 
 /**
@@ -25,6 +28,7 @@ export interface PlatformIngressDeps {
  */
 export function createPlatformIngress(deps: PlatformIngressDeps): Ingress {
   const { store } = deps;
+  const prompts = createPlatformPrompts(deps.prompts);
   return {
     sessionKey: (input) => buildSessionKey(input),
     checkOrigin(origin) {
@@ -53,5 +57,7 @@ export function createPlatformIngress(deps: PlatformIngressDeps): Ingress {
       await store.updateSession(sessionKey, { toolsetOverrides: [...toolsets] });
     },
     unavailableReason: () => deps.unavailableReason(),
+    answerPrompt: (prompt, answer, by) => prompts.answer(prompt, answer, by),
+    stopSession: (sessionKey, pending) => prompts.stop(sessionKey, pending),
   };
 }

@@ -2,7 +2,7 @@ import type { ApprovalChoice } from '../../approval/approval-types.js';
 import type { PlatformAdapter } from '../../platforms/adapter.js';
 import type { ControlDeps } from '../control-deps.js';
 import { renderApprovalOutcome } from '../prompts/render-approval-prompt.js';
-import type { ActionPromptRecord } from '../store/action-prompt-store.js';
+import type { ActionPromptRecord, ActionPromptStore } from '../store/action-prompt-store.js';
 
 export type DecisionOutcome = ApprovalChoice | 'timeout' | 'cancelled';
 
@@ -11,7 +11,9 @@ export type DecisionOutcome = ApprovalChoice | 'timeout' | 'cancelled';
  * edits it to show the outcome and who decided, and resumes the parked turn.
  */
 export async function settleApprovalPrompt(
-  deps: ControlDeps,
+  deps: Pick<ControlDeps, 'runner' | 'now' | 'logger'> & {
+    readonly store: Pick<ActionPromptStore, 'resolveActionPrompt'>;
+  },
   adapters: ReadonlyMap<string, PlatformAdapter>,
   prompt: ActionPromptRecord,
   outcome: DecisionOutcome,
@@ -33,7 +35,7 @@ export async function settleApprovalPrompt(
 
 /** Replaces a prompt's text (and its buttons) where the platform can edit; failures are logged. */
 export async function editPrompt(
-  deps: ControlDeps,
+  deps: Pick<ControlDeps, 'logger'>,
   adapters: ReadonlyMap<string, PlatformAdapter>,
   prompt: ActionPromptRecord,
   text: string,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { HistoryMessage } from '../ingress.js';
 
 /** The parts of an OpenAI chat-completions request the gateway uses; other fields are ignored. */
 const textPart = z.object({ type: z.literal('text'), text: z.string() }).passthrough();
@@ -78,4 +79,21 @@ export function imageProblem(images: readonly { url: string }[]): string | undef
     return `image_url ${bad + 1} of the last message must be an http(s) URL or a data:image/<type>;base64,… URL.`;
   }
   return undefined;
+}
+
+/** Earlier messages of a stand-alone request, as transcript entries (tool messages are left out). */
+export function toHistoryMessage(message: ChatMessage): HistoryMessage[] {
+  const { text } = splitContent(message.content);
+  if (text === '') return [];
+  switch (message.role) {
+    case 'system':
+    case 'developer':
+      return [{ role: 'system', content: text }];
+    case 'user':
+      return [{ role: 'user', content: text }];
+    case 'assistant':
+      return [{ role: 'assistant', content: text }];
+    default:
+      return [];
+  }
 }

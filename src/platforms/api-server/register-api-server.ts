@@ -3,10 +3,18 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
-import type { HistoryMessage, Ingress, TurnEnd, TurnOriginInput } from '../ingress.js';
+import type { Ingress, TurnEnd, TurnOriginInput } from '../ingress.js';
 import { access, requireRouteAccess } from '../platform.js';
-import { type ChatMessage, chatRequestSchema, imageProblem, splitContent } from './chat-request.js';
+import {
+  type ChatMessage,
+  chatRequestSchema,
+  imageProblem,
+  splitContent,
+  toHistoryMessage,
+} from './chat-request.js';
 import { openAiError } from './openai-error.js';
+import { addResponsesRoute } from './register-responses.js';
+import { addRunRoutes } from './register-runs.js';
 
 export interface ApiServerDeps {
   readonly config: Config;
@@ -59,6 +67,8 @@ export function addApiServerRoutes(app: FastifyInstance, deps: ApiServerDeps): v
     bodyLimit: maxBodyBytes,
     errorHandler: bodyErrorHandler(maxBodyBytes),
   };
+  addRunRoutes(app, { config, logger, ingress, now }, postOptions);
+  addResponsesRoute(app, { config, logger, ingress, now }, postOptions);
 
   app.post('/chat/completions', postOptions, async (request, reply) => {
     if (typeof request.body === 'string' || Buffer.isBuffer(request.body)) {
@@ -366,21 +376,4 @@ function endError(end: Exclude<TurnEnd, { type: 'final' }>): { error: Record<str
     return openAiError('No answer in time; the turn may still finish and is kept in its session.', 'timeout');
   }
   return openAiError(end.message, 'turn_failed', end.code);
-}
-
-/** Earlier messages of a stand-alone request, as transcript entries (tool messages are left out). */
-function toHistoryMessage(message: ChatMessage): HistoryMessage[] {
-  const { text } = splitContent(message.content);
-  if (text === '') return [];
-  switch (message.role) {
-    case 'system':
-    case 'developer':
-      return [{ role: 'system', content: text }];
-    case 'user':
-      return [{ role: 'user', content: text }];
-    case 'assistant':
-      return [{ role: 'assistant', content: text }];
-    default:
-      return [];
-  }
 }

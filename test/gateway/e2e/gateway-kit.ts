@@ -45,6 +45,8 @@ export async function startTestGateway(options: {
   /** Reuse a HERMES_HOME (a restart); its config.yaml is kept. */
   readonly home?: string;
   readonly workdir?: string;
+  /** How often expired approvals are swept (default: the gateway's 15 s). */
+  readonly sweepIntervalMs?: number;
 }): Promise<TestGateway> {
   const reuse = options.home !== undefined;
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'hermes-gw-'));
@@ -88,6 +90,7 @@ export async function startTestGateway(options: {
       role: options.role ?? 'gateway',
       ...(options.adapters !== undefined ? { adapters: options.adapters } : {}),
       ...(options.platforms !== undefined ? { platforms: options.platforms } : {}),
+      ...(options.sweepIntervalMs !== undefined ? { sweepIntervalMs: options.sweepIntervalMs } : {}),
     });
     address = await gateway.start({ workers: options.workers ?? true });
   } catch (error) {
