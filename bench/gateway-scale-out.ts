@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
 import { FAKE_ANSWER, FAKE_MODEL } from './gateway/fake-model-answer.js';
 import { createHttpPoster, type HttpPoster } from './gateway/http-poster.js';
 import { countKeys, deleteKeys, redisVersion } from './gateway/redis-keys.js';
@@ -11,7 +15,8 @@ import { environment, summarize } from './lib/stats.js';
 
 /**
  * Scaling out in BullMQ mode: turns/s through the API server of a gateway that runs no workers
- * itself, with 1 and with 2 `worker` processes (same HERMES_HOME, same Redis), against the
+ * itself, with 1 and with 2 `worker` processes (same HERMES_HOME, same Redis), and with 1, 2 and
+ * 4 workers on PostgreSQL state (each on its own empty HERMES_HOME), against the
  * baseline of one process doing everything (the default `start`, local-first). Zero-latency fake
  * model in a child process, as in bench/gateway.ts; cases interleaved round by round. Also
  * reports the CPU time per turn summed over the gateway and its worker processes, which shows
@@ -27,6 +32,10 @@ const rootPrefix = `hgscale-${randomBytes(4).toString('hex')}`;
 const model = await startFakeModel();
 const redis = await redisVersion();
 const queueConfig = ['queue:', `  concurrency: ${CONCURRENCY}`];
+/** PostgreSQL for the shared-state cases (BENCH_DATABASE_URL; default the test server). */
+const DATABASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+const pgSchemas: string[] = [];
+const extraHomes: string[] = [];
 
 interface Setup {
   readonly gateway: BenchGateway;
@@ -34,28 +43,48 @@ interface Setup {
   readonly poster: HttpPoster;
 }
 
-async function setup(name: string, workerProcesses: number): Promise<Setup> {
+/**
+ * `shared: 'postgres'`: state in a PostgreSQL schema of its own, and every worker on an empty
+ * HERMES_HOME of its own (only config.yaml copied), as on machines that share no disk.
+ */
+async function setup(
+  name: string,
+  workerProcesses: number,
+  shared: 'sqlite' | 'postgres' = 'sqlite',
+): Promise<Setup> {
+  const schema = `hermes_bench_${randomBytes(4).toString('hex')}`;
+  if (shared === 'postgres') pgSchemas.push(schema);
   const gateway = await startBenchGateway({
     mode: 'bullmq',
     modelBaseURL: model.baseURL,
     prefix: `${rootPrefix}-${name}`,
-    config: queueConfig,
+    config: [
+      ...queueConfig,
+      ...(shared === 'postgres' ? ['database:', `  url: ${DATABASE_URL}`, `  schema: ${schema}`] : []),
+    ],
     workers: workerProcesses === 0,
   });
   const workers: WorkerProcess[] = [];
   for (let i = 0; i < workerProcesses; i += 1) {
-    workers.push(
-      await startWorkerProcess({ home: gateway.home, workdir: gateway.workdir, modelBaseURL: model.baseURL }),
-    );
+    let home = gateway.home;
+    if (shared === 'postgres') {
+      home = mkdtempSync(join(tmpdir(), 'hermes-bench-worker-'));
+      copyFileSync(join(gateway.home, 'config.yaml'), join(home, 'config.yaml'));
+      extraHomes.push(home);
+    }
+    workers.push(await startWorkerProcess({ home, workdir: gateway.workdir, modelBaseURL: model.baseURL }));
   }
   return { gateway, workers, poster: createHttpPoster(gateway.origin, CONCURRENCY) };
 }
 
-type CaseName = 'one_process' | 'workers_1' | 'workers_2';
+type CaseName = 'one_process' | 'workers_1' | 'workers_2' | 'pg_workers_1' | 'pg_workers_2' | 'pg_workers_4';
 const setups: Record<CaseName, Setup> = {
   one_process: await setup('one', 0),
   workers_1: await setup('w1', 1),
   workers_2: await setup('w2', 2),
+  pg_workers_1: await setup('pg1', 1, 'postgres'),
+  pg_workers_2: await setup('pg2', 2, 'postgres'),
+  pg_workers_4: await setup('pg4', 4, 'postgres'),
 };
 const names = Object.keys(setups) as CaseName[];
 const body = JSON.stringify({ model: FAKE_MODEL, messages: [{ role: 'user', content: 'Say hello' }] });
@@ -98,6 +127,11 @@ for (const { gateway, workers, poster } of Object.values(setups)) {
   await gateway.close();
 }
 await model.close();
+for (const home of extraHomes) rmSync(home, { recursive: true, force: true });
+const admin = new pg.Client({ connectionString: DATABASE_URL });
+await admin.connect();
+for (const schema of pgSchemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+await admin.end();
 const keysLeft = await countKeys(`${rootPrefix}*`);
 await deleteKeys(`${rootPrefix}*`);
 
@@ -134,18 +168,29 @@ process.stdout.write(
       requests: 'non-streaming POST /v1/chat/completions, one user message, a new session each',
       workers_n:
         'a gateway started with no workers of its own (every turn a BullMQ job) plus N `worker` processes on the same HERMES_HOME and Redis',
+      postgres_workers_n:
+        'the same with DATABASE_URL: state in PostgreSQL (a schema per case, dropped after), each worker on an empty HERMES_HOME of its own; baseline one_process is the SQLite single machine',
       cpu_ms_per_turn:
         'user + system CPU of this process (gateway and load generator) plus the worker processes, per turn; the fake model and Redis not included',
-      env_overrides: 'BENCH_SCALE_CONCURRENCY, _ROUNDS, _PER_ROUND, _WARMUP',
+      env_overrides: 'BENCH_SCALE_CONCURRENCY, _ROUNDS, _PER_ROUND, _WARMUP; BENCH_DATABASE_URL',
     },
     baseline: {
       name: 'one process: gateway with its own workers (default start, local-first)',
       ...figures('one_process'),
     },
-    ours: { workers_1: figures('workers_1'), workers_2: figures('workers_2') },
+    ours: {
+      workers_1: figures('workers_1'),
+      workers_2: figures('workers_2'),
+      postgres_workers_1: figures('pg_workers_1'),
+      postgres_workers_2: figures('pg_workers_2'),
+      postgres_workers_4: figures('pg_workers_4'),
+    },
     ratio: {
       workers_1_vs_one_process: pairedRatio('workers_1'),
       workers_2_vs_one_process: pairedRatio('workers_2'),
+      postgres_workers_1_vs_one_process: pairedRatio('pg_workers_1'),
+      postgres_workers_2_vs_one_process: pairedRatio('pg_workers_2'),
+      postgres_workers_4_vs_one_process: pairedRatio('pg_workers_4'),
     },
     target:
       'none (reported so deployments can judge scaling out; adding processes helps only where cores are free)',

@@ -81,8 +81,13 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
                 detail: describeMcpState(state),
               })),
             cronJobs: async () => {
-              if (!existsSync(join(runtime.config.home, 'state.db'))) return [];
-              const store = openStoreForCli(runtime.config, runtime.logger);
+              // Nothing to list before the first start (doctor never creates the store).
+              if (
+                runtime.config.database.url === undefined &&
+                !existsSync(join(runtime.config.home, 'state.db'))
+              )
+                return [];
+              const store = await openStoreForCli(runtime.config, runtime.logger);
               try {
                 return await store.listCronJobs();
               } finally {
@@ -115,7 +120,7 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps):
           secrets: secretValues(config),
           destination: { write: (line: string) => io.stderr(line) },
         });
-        const store = openStoreForCli(config, logger);
+        const store = await openStoreForCli(config, logger);
         try {
           return await runPairing(rest, io, { store, logger });
         } finally {
@@ -159,14 +164,19 @@ async function withRuntime(
   });
   // The same services the gateway gives its tools, so availability reads as the gateway computes
   // it (session_search needs the session store).
-  const store = openStoreForCli(config, logger);
+  // A database that does not answer must not stop `doctor` or `tools list`: session_search then
+  // reads as unavailable.
+  const store = await openStoreForCli(config, logger).catch((error: unknown) => {
+    logger.warn({ err: (error as Error).message }, 'state store unavailable');
+    return undefined;
+  });
   try {
     const runtime = await createToolRuntime({
       config,
       logger,
       baseEnv: deps.baseEnv,
       builtinToolsDir: BUILTIN_TOOLS_DIR,
-      sessionSearch: store,
+      ...(store === undefined ? {} : { sessionSearch: store }),
     });
     try {
       return await body(runtime);
@@ -174,7 +184,7 @@ async function withRuntime(
       await runtime.close();
     }
   } finally {
-    await store.close();
+    await store?.close();
   }
 }
 

@@ -25,14 +25,15 @@ import { createTurnEndOutbox } from '../gateway/outbound/turn-end-outbox.js';
 import { createTurnQueue } from '../gateway/queue/create-turn-queue.js';
 import type { TurnQueue } from '../gateway/queue/turn-queue.js';
 import { waitForRedis } from '../gateway/redis-reachable.js';
+import type { GatewayStore } from '../gateway/store/gateway-store.js';
 import { createSqliteApprovalStore } from '../gateway/store/sqlite-approval-store.js';
-import { createSqliteGatewayStore, type SqliteGatewayStore } from '../gateway/store/sqlite-gateway-store.js';
 import { createTurnRunner, type TurnRunner } from '../gateway/turn/create-turn-runner.js';
 import type { PlatformAdapter } from '../platforms/adapter.js';
 import type { Ingress } from '../platforms/ingress.js';
 import type { Platform, PlatformDefinition, PlatformRoutes, RouteServices } from '../platforms/platform.js';
 import { describeMcpState } from '../tools/mcp/create-mcp-manager.js';
 import { createToolRuntime, type ToolRuntime } from './create-tool-runtime.js';
+import { openGatewayStore } from './open-gateway-store.js';
 import { PLATFORMS } from './platforms.js';
 
 export type GatewayRole = 'gateway' | 'worker';
@@ -65,7 +66,11 @@ export interface CreateGatewayOptions {
 export interface Gateway {
   readonly config: Config;
   readonly runtime: ToolRuntime;
-  readonly store: SqliteGatewayStore;
+  readonly store: GatewayStore;
+  /** Where the state lives: `$HERMES_HOME/state.db`, or the PostgreSQL URL (password masked). */
+  readonly storeLocation: string;
+  /** `sqlite` (one machine) or `postgres` (shared state, DATABASE_URL). */
+  readonly storeKind: 'sqlite' | 'postgres';
   readonly queue: TurnQueue;
   readonly bus: EventBus;
   readonly runner: TurnRunner;
@@ -192,7 +197,8 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
   const { config, logger } = options;
   const { platforms, routes, homeLock, httpAuth } = prepared;
   const adapters = platforms.flatMap((platform) => platform.adapter ?? []);
-  const store = createSqliteGatewayStore({ path: join(config.home, 'state.db'), logger });
+  const opened = await openGatewayStore(config, logger);
+  const store: GatewayStore = opened.store;
   const cronLogger = logger.child({ component: 'cron' });
   const cron = createCronService(
     {
@@ -213,6 +219,27 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
     },
     () => cronScheduler,
   );
+  let runtime: ToolRuntime;
+  try {
+    runtime = await createToolRuntime({
+      config,
+      logger,
+      baseEnv: options.baseEnv,
+      builtinToolsDir: options.builtinToolsDir,
+      // Without Redis there is one process: approvals stay in its SQLite file (on PostgreSQL
+      // deployments, which run Redis to scale out, they live in Redis).
+      localApprovalStore: () =>
+        opened.kind === 'sqlite'
+          ? createSqliteApprovalStore(opened.store.db, { logger })
+          : createSqliteApprovalStore(join(config.home, 'approvals.db'), { logger }),
+      sessionSearch: store,
+      cronjobs: cron,
+      ...(opened.kind === 'postgres' ? { sharedState: { pool: opened.store.pool } } : {}),
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const cronScheduler: CronScheduler =
     config.redis.url === undefined
       ? createLocalCronScheduler({
@@ -229,15 +256,6 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
           fire: (jobId, dueAt) => cron.fire(jobId, dueAt),
           logger: cronLogger,
         });
-  const runtime = await createToolRuntime({
-    config,
-    logger,
-    baseEnv: options.baseEnv,
-    builtinToolsDir: options.builtinToolsDir,
-    localApprovalStore: () => createSqliteApprovalStore(store.db, { logger }),
-    sessionSearch: store,
-    cronjobs: cron,
-  });
   const bus =
     config.redis.url === undefined
       ? createMemoryEventBus()
@@ -422,6 +440,8 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
     config,
     runtime,
     store,
+    storeLocation: opened.location,
+    storeKind: opened.kind,
     queue,
     bus,
     runner,

@@ -8,6 +8,7 @@ import { createRedisApprovalStore } from '../approval/redis-approval-store.js';
 import { createSmartReviewer, type SmartReviewer } from '../approval/smart-reviewer.js';
 import type { Config } from '../config/config-schema.js';
 import { resolvePlatformAccess } from '../gateway/access/access-policy.js';
+import type { PgPool } from '../gateway/store/pg-database.js';
 import { type AgentTaskTable, createAgentTaskTable } from '../gateway/turn/agent-task-table.js';
 import { createModelClient } from '../gateway/turn/create-model-client.js';
 import { createSubAgentRunner } from '../gateway/turn/create-sub-agent-runner.js';
@@ -32,6 +33,8 @@ import { type CommandGroupLedger, createCommandGroupLedger } from '../tools/term
 import { createProcessTable, type ProcessTable } from '../tools/terminal/process-table.js';
 import { placementSummary } from '../tools/terminal/terminal-placement.js';
 import { TodoStore } from '../tools/todo/todo-store.js';
+import { createPgMemoryEntries } from './pg-memory-entries.js';
+import { createPgTodoPersistence } from './pg-todo-persistence.js';
 
 export interface ToolRuntime {
   readonly config: Config;
@@ -81,6 +84,11 @@ export interface CreateToolRuntimeOptions {
   readonly sessionSearch?: SessionSearchService;
   /** The gateway's scheduled tasks behind the `cronjob` tool; without it the tool is unavailable. */
   readonly cronjobs?: CronjobService;
+  /**
+   * The shared database (DATABASE_URL): memory entries and todo lists live there instead of in
+   * HERMES_HOME, so a worker on any machine sees them.
+   */
+  readonly sharedState?: { readonly pool: PgPool };
 }
 
 /**
@@ -106,8 +114,14 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
   const commandGroups = createCommandGroupLedger({ dir: join(config.home, 'run', 'command-groups'), logger });
   const processes = createProcessTable({ ledger: commandGroups });
   const tasks = createAgentTaskTable();
-  const memoryStore = new MemoryStore({ root: join(config.home, 'memories') });
-  const todoStore = new TodoStore();
+  const shared = options.sharedState;
+  const memoryStore = new MemoryStore({
+    root: join(config.home, 'memories'),
+    ...(shared === undefined ? {} : { entries: createPgMemoryEntries(shared.pool) }),
+  });
+  const todoStore = new TodoStore(
+    shared === undefined ? {} : { persistence: createPgTodoPersistence(shared.pool), shared: true },
+  );
   let host: { registry: Registry; toolsets: Toolsets } | undefined;
   const subAgent = createSubAgentRunner({
     config,

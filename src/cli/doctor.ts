@@ -10,6 +10,7 @@ import { passingEnvNames } from '../tools/terminal/scrub-env.js';
 import { placementSummary } from '../tools/terminal/terminal-placement.js';
 import { type CliIo, EXIT_OK } from './cli-io.js';
 import { type CodeSource, codeSourceText } from './code-source.js';
+import { stateSection } from './machine-local-state.js';
 
 export interface DoctorDeps {
   readonly config: Config;
@@ -67,6 +68,7 @@ export async function runDoctor(io: CliIo, deps: DoctorDeps): Promise<number> {
   io.stdout(`\n${status.length - unavailable} of ${status.length} tools available.\n`);
   io.stdout(terminalSection(config, registry));
   if (deps.cronJobs !== undefined) io.stdout(await cronSection(deps.cronJobs));
+  io.stdout(stateSection(config));
   return EXIT_OK;
 }
 
@@ -132,7 +134,7 @@ async function redisCheck(config: Config, ping: DoctorDeps['pingRedis']): Promis
     return {
       name: 'redis',
       usable: true,
-      detail: 'not configured: embedded queue and store (single process)',
+      detail: 'not configured: embedded queue (single process)',
     };
   const failure = await ping(url);
   return failure === undefined

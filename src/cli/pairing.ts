@@ -1,11 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
+import { openGatewayStore } from '../app/open-gateway-store.js';
 import type { Config } from '../config/config-schema.js';
 import { createPairingService } from '../gateway/access/pairing-service.js';
+import type { GatewayStore } from '../gateway/store/gateway-store.js';
 import type { PairedUser, PairingCode, PairingStore } from '../gateway/store/pairing-store.js';
-import { createSqliteGatewayStore, type SqliteGatewayStore } from '../gateway/store/sqlite-gateway-store.js';
 import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-io.js';
 
 export interface PairingCliDeps {
@@ -28,10 +27,12 @@ export const CLI_APPROVER = 'cli';
 
 const PLATFORM_TOKEN = /^[a-z][a-z0-9_-]{0,63}$/;
 
-/** Opens `$HERMES_HOME/state.db` the way the gateway does (safe while the gateway runs: WAL). */
-export function openStoreForCli(config: Config, logger: Logger): SqliteGatewayStore {
-  mkdirSync(config.home, { recursive: true, mode: 0o700 });
-  return createSqliteGatewayStore({ path: join(config.home, 'state.db'), logger });
+/**
+ * Opens the gateway's store the way the gateway does: PostgreSQL with DATABASE_URL, else
+ * `$HERMES_HOME/state.db` (safe while the gateway runs: WAL).
+ */
+export async function openStoreForCli(config: Config, logger: Logger): Promise<GatewayStore> {
+  return (await openGatewayStore(config, logger)).store;
 }
 
 /** `hermes-gateway pairing list|approve|revoke|clear-pending …` */

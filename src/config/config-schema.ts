@@ -437,6 +437,27 @@ export const configSchema = z
       })
       .strict()
       .default({ prefix: 'hermes', connect_timeout_ms: 10_000 }),
+    /**
+     * Shared state on PostgreSQL (DATABASE_URL): sessions, transcripts, receipts, pairing, parked
+     * turns, prompts, the outbox… so workers on machines that share no disk serve any
+     * session. Without it the state lives in SQLite in HERMES_HOME (the zero-setup default).
+     */
+    database: z
+      .object({
+        url: z
+          .string()
+          .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+          .optional(),
+        /** Connections each process keeps open at most. */
+        pool_max: z.number().int().min(1).max(200).default(10),
+        /** Schema holding the tables (created when missing); one per deployment sharing a database. */
+        schema: z
+          .string()
+          .regex(/^[a-z_][a-z0-9_]{0,62}$/)
+          .default('public'),
+      })
+      .strict()
+      .default({ pool_max: 10, schema: 'public' }),
     logging: z
       .object({
         level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
@@ -540,6 +561,7 @@ export type Config = DeepReadonly<z.output<typeof configSchema> & { home: string
 export const SECRET_PATHS: readonly string[] = [
   'model.api_key',
   'redis.url',
+  'database.url',
   'terminal.sudo_password',
   'web.search.api_key',
   'platforms.telegram.bot_token',

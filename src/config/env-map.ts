@@ -16,6 +16,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'HERMES_MODEL', path: 'model.name', kind: 'string' },
   { name: 'HERMES_VISION_MODEL', path: 'model.vision_model', kind: 'string' },
   { name: 'REDIS_URL', path: 'redis.url', kind: 'string' },
+  { name: 'DATABASE_URL', path: 'database.url', kind: 'string' },
   { name: 'HERMES_HTTP_HOST', path: 'http.host', kind: 'string' },
   { name: 'HERMES_HTTP_PORT', path: 'http.port', kind: 'int' },
   { name: 'HERMES_LOG_LEVEL', path: 'logging.level', kind: 'string' },

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI_APPROVER, openStoreForCli, runPairing } from '../../src/cli/pairing.js';
 import type { Config } from '../../src/config/config-schema.js';
 import { type AccessControl, createAccessControl } from '../../src/gateway/access/create-access-control.js';
+import type { GatewayStore } from '../../src/gateway/store/gateway-store.js';
 import type { SqliteGatewayStore } from '../../src/gateway/store/sqlite-gateway-store.js';
 import type { InboundEvent } from '../../src/platforms/adapter.js';
 import { makeTempHome, silentLogger, testConfig } from '../helpers/test-config.js';
@@ -33,17 +34,17 @@ describe('hermes-gateway pairing', () => {
   let temp: { home: string; cleanup: () => void };
   let config: Config;
   /** The gateway's connection to state.db … */
-  let gatewayStore: SqliteGatewayStore;
+  let gatewayStore: GatewayStore;
   let access: AccessControl;
   /** … and the CLI's own, as when both run at once. */
-  let cliStore: SqliteGatewayStore;
+  let cliStore: GatewayStore;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     temp = makeTempHome('hermes-pairing-cli-');
     config = testConfig(temp.home);
-    gatewayStore = openStoreForCli(config, silentLogger);
+    gatewayStore = await openStoreForCli(config, silentLogger);
     access = createAccessControl({ config, store: gatewayStore, logger: silentLogger });
-    cliStore = openStoreForCli(config, silentLogger);
+    cliStore = await openStoreForCli(config, silentLogger);
   });
 
   afterEach(async () => {
@@ -81,7 +82,7 @@ describe('hermes-gateway pairing', () => {
   }
 
   it('opens state.db in HERMES_HOME', () => {
-    expect(cliStore.path).toBe(join(temp.home, 'state.db'));
+    expect((cliStore as SqliteGatewayStore).path).toBe(join(temp.home, 'state.db'));
   });
 
   it('lists pending codes and paired users', async () => {

@@ -130,6 +130,11 @@ describe('docker-compose.yml', () => {
     expect(worker?.command).toEqual(['worker']);
     expect(gateway?.environment?.['REDIS_URL']).toBe('redis://redis:6379');
     expect(worker?.environment?.['REDIS_URL']).toBe('redis://redis:6379');
+    // Shared state on PostgreSQL: the workers need no disk of the gateway's.
+    for (const svc of [gateway, worker]) {
+      expect(svc?.environment?.['DATABASE_URL']).toMatch(/^postgres:\/\/hermes:.*@postgres:5432\/hermes$/);
+      expect(svc?.depends_on?.['postgres']).toBeDefined();
+    }
     expect(gateway?.volumes).toContain('hermes-home:/data');
     expect(worker?.volumes).toContain('hermes-home:/data');
     expect(redis?.command).toEqual(expect.arrayContaining(['--appendonly', 'yes']));

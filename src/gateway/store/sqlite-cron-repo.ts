@@ -4,7 +4,8 @@ import { HermesError } from '../../errors/hermes-error.js';
 import type { CronJob, CronJobInput, CronJobPatch, ListCronJobsOptions } from './cron-store.js';
 import { orNull, orUndefined, parseRow, parseRows } from './sqlite-rows.js';
 
-const jobRow = z.object({
+/** A `cron_jobs` row, the same in SQLite and PostgreSQL. */
+export const jobRow = z.object({
   id: z.string(),
   platform: z.string(),
   chat_type: z.string(),
@@ -33,8 +34,8 @@ const jobRow = z.object({
 });
 
 /** Run claims older than this are forgotten (a due time is never claimed again that late). */
-const RUN_RETENTION_MS = 7 * 24 * 3_600_000;
-const MAX_TEXT = 20_000;
+export const RUN_RETENTION_MS = 7 * 24 * 3_600_000;
+export const MAX_TEXT = 20_000;
 
 export interface CronRepo {
   create(input: CronJobInput): CronJob;
@@ -147,7 +148,7 @@ export function createCronRepo(db: Database, now: () => number): CronRepo {
   };
 }
 
-function toJob(row: z.infer<typeof jobRow>): CronJob {
+export function toJob(row: z.infer<typeof jobRow>): CronJob {
   return {
     id: row.id,
     chat: {
@@ -184,7 +185,7 @@ function toJob(row: z.infer<typeof jobRow>): CronJob {
   };
 }
 
-function checkText(what: string, value: string, max: number): string {
+export function checkText(what: string, value: string, max: number): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > max) {
     throw new HermesError('store_failed', `${what} must be a non-empty string of at most ${max} characters`);
   }

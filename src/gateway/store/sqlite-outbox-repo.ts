@@ -28,7 +28,7 @@ const outboxRow = z.object({
   outcome: z.enum(['delivered', 'abandoned']).nullable(),
 });
 
-const originSchema = z.object({
+export const originSchema = z.object({
   platform: z.string(),
   chatType: z.string(),
   chatId: z.string(),
@@ -38,9 +38,9 @@ const originSchema = z.object({
   replyToMessageId: z.string().optional(),
 });
 
-const eventIdList = z.array(z.string());
+export const eventIdList = z.array(z.string());
 
-const promptSchema = z.object({
+export const promptSchema = z.object({
   reason: z.string().min(1).max(64),
   parkId: z.string().min(1).max(512),
   payload: z.json(),
@@ -51,7 +51,7 @@ const MAX_PROMPT_LENGTH = 256 * 1024;
 
 const MAX_ID_LENGTH = 512;
 /** Chat answers are split by delivery; this only keeps a runaway row out of the database. */
-const MAX_TEXT_LENGTH = 1_000_000;
+export const MAX_TEXT_LENGTH = 1_000_000;
 
 export interface OutboxRepo {
   enqueue(input: OutboxInput): boolean;
@@ -173,7 +173,7 @@ function toEntry(row: z.infer<typeof outboxRow>): OutboxEntry {
 }
 
 /** The prompt column: JSON for `parked` entries (where it is required), null for the others. */
-function checkPrompt(input: OutboxInput): string | null {
+export function checkPrompt(input: OutboxInput): string | null {
   if (input.kind !== 'parked') {
     if (input.prompt !== undefined)
       throw new HermesError('store_failed', 'only parked outbox entries carry a prompt');

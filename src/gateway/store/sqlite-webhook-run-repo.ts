@@ -9,7 +9,8 @@ import type {
   WebhookRunRecord,
 } from './webhook-run-store.js';
 
-const runRow = z.object({
+/** A `webhook_runs` row, the same in SQLite and PostgreSQL. */
+export const runRow = z.object({
   run_id: z.string(),
   route: z.string(),
   delivery_id: z.string(),
@@ -24,7 +25,7 @@ const runRow = z.object({
   lease_until: z.number().nullable(),
 });
 
-const deliverySchema: z.ZodType<WebhookDeliveryState> = z.union([
+export const deliverySchema: z.ZodType<WebhookDeliveryState> = z.union([
   z.object({ status: z.literal('pending') }),
   z.object({ status: z.literal('delivered'), attempts: z.number() }),
   z.object({ status: z.literal('logged') }),
@@ -34,7 +35,7 @@ const deliverySchema: z.ZodType<WebhookDeliveryState> = z.union([
 
 const MAX_ID_LENGTH = 512;
 /** Results are capped like the run record in memory was (the callback carries the whole text). */
-const MAX_TEXT_LENGTH = 200_000;
+export const MAX_TEXT_LENGTH = 200_000;
 
 export interface WebhookRunRepo {
   save(input: WebhookRunInput): void;
@@ -110,7 +111,7 @@ export function createWebhookRunRepo(db: Database, now: () => number): WebhookRu
   };
 }
 
-function toRun(row: z.infer<typeof runRow>): WebhookRunRecord {
+export function toRun(row: z.infer<typeof runRow>): WebhookRunRecord {
   return {
     runId: row.run_id,
     route: row.route,
@@ -126,7 +127,7 @@ function toRun(row: z.infer<typeof runRow>): WebhookRunRecord {
   };
 }
 
-function checkId(what: string, value: string): string {
+export function checkId(what: string, value: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) {
     throw new HermesError(
       'store_failed',

@@ -40,7 +40,28 @@ export interface MemoryStoreOptions {
    * on every read. Only edits from outside this store wait for it; its own changes show at once.
    */
   readonly recheckAfterMs?: number;
+  /**
+   * Where entries live instead of files under `root` (the gateway passes the PostgreSQL one when
+   * DATABASE_URL is set, so every worker on every machine sees the same notes).
+   */
+  readonly entries?: MemoryEntriesBackend;
 }
+
+/** Entries of one scope and target kept somewhere other than files (a shared database). */
+export interface MemoryEntriesBackend {
+  read(scope: string, target: MemoryTarget): Promise<readonly string[]>;
+  /**
+   * Runs `change` on the current entries with every other writer of the same scope and target
+   * held off (across processes); stores `next` when it returns one. Nothing is stored when it throws.
+   */
+  update<T>(
+    scope: string,
+    target: MemoryTarget,
+    change: (entries: readonly string[]) => { readonly next?: readonly string[]; readonly result: T },
+  ): Promise<T>;
+}
+
+type Change<T> = (entries: readonly string[]) => { readonly next?: readonly string[]; readonly result: T };
 
 /** The live state of one target after a read or a change. */
 export interface MemoryView {
@@ -70,9 +91,11 @@ export class MemoryStore {
   readonly limits: Readonly<Record<MemoryTarget, number>>;
   readonly #serializer = new KeyedSerializer();
   readonly #cache: MemoryFileCache;
+  readonly #entries: MemoryEntriesBackend | undefined;
 
   constructor(options: MemoryStoreOptions) {
     this.root = options.root;
+    this.#entries = options.entries;
     this.limits = Object.freeze({ ...DEFAULT_MEMORY_LIMITS, ...options.limits });
     for (const [target, limit] of Object.entries(this.limits)) {
       if (!Number.isInteger(limit) || limit <= 0) {
@@ -113,7 +136,20 @@ export class MemoryStore {
   }
 
   async read(scope: string, target: MemoryTarget): Promise<MemoryView> {
-    return this.#view(target, await this.#cache.get(this.pathOf(scope, target)));
+    const path = this.pathOf(scope, target);
+    if (this.#entries !== undefined) return this.#view(target, await this.#entries.read(scope, target));
+    return this.#view(target, await this.#cache.get(path));
+  }
+
+  /** Read, change, write of one file (or backend row) with other writers held off. */
+  #update<T>(scope: string, target: MemoryTarget, change: Change<T>): Promise<T> {
+    const path = this.pathOf(scope, target);
+    if (this.#entries !== undefined) return this.#entries.update(scope, target, change);
+    return this.#serializer.run(path, async () => {
+      const { next, result } = change(await this.#cache.load(path));
+      if (next !== undefined) await this.#save(path, next);
+      return result;
+    });
   }
 
   /** Adds an entry; an exact duplicate is not added twice; refused when it would pass the cap. */
@@ -122,11 +158,11 @@ export class MemoryStore {
     if (entry === '')
       throw new HermesError('usage', "'content' is empty: give the text of the entry to add.");
     checkMemoryContent(entry);
-    const path = this.pathOf(scope, target);
-    return this.#serializer.run(path, async () => {
-      const entries = await this.#cache.load(path);
+    return this.#update(scope, target, (entries) => {
       if (entries.includes(entry)) {
-        return this.#change(target, entries, false, 'This entry is already saved; nothing was added.');
+        return {
+          result: this.#change(target, entries, false, 'This entry is already saved; nothing was added.'),
+        };
       }
       const next = [...entries, entry];
       const limit = this.limits[target];
@@ -139,8 +175,7 @@ export class MemoryStore {
             `Make room first: merge or shorten entries with action 'replace', or drop outdated ones with action 'remove', then add again. Current entries:\n${listPreviews(entries)}`,
         );
       }
-      await this.#save(path, next);
-      return this.#change(target, next, true, 'Entry added.');
+      return { next, result: this.#change(target, next, true, 'Entry added.') };
     });
   }
 
@@ -162,13 +197,13 @@ export class MemoryStore {
       );
     }
     checkMemoryContent(entry);
-    const path = this.pathOf(scope, target);
-    return this.#serializer.run(path, async () => {
-      const entries = await this.#cache.load(path);
+    return this.#update(scope, target, (entries) => {
       const index = this.#findOne(target, entries, needle);
       const next = uniqueEntries(entries.map((item, i) => (i === index ? entry : item)));
       if (next.length === entries.length && next[index] === entries[index]) {
-        return this.#change(target, entries, false, 'The entry already has this text; nothing changed.');
+        return {
+          result: this.#change(target, entries, false, 'The entry already has this text; nothing changed.'),
+        };
       }
       const limit = this.limits[target];
       const size = entriesSize(next);
@@ -179,10 +214,9 @@ export class MemoryStore {
           `The replacement would bring ${LABELS[target]} to ${size.toLocaleString('en-US')}/${limit.toLocaleString('en-US')} chars, over the limit. Shorten the new text, or remove other entries first.`,
         );
       }
-      await this.#save(path, next);
       const merged =
         next.length < entries.length ? ' It matched another entry exactly, so the two were merged.' : '';
-      return this.#change(target, next, true, `Entry replaced.${merged}`);
+      return { next, result: this.#change(target, next, true, `Entry replaced.${merged}`) };
     });
   }
 
@@ -191,13 +225,10 @@ export class MemoryStore {
     const needle = oldText.trim();
     if (needle === '')
       throw new HermesError('usage', "'old_text' is empty: give a short unique part of the entry.");
-    const path = this.pathOf(scope, target);
-    return this.#serializer.run(path, async () => {
-      const entries = await this.#cache.load(path);
+    return this.#update(scope, target, (entries) => {
       const index = this.#findOne(target, entries, needle);
       const next = entries.filter((_, i) => i !== index);
-      await this.#save(path, next);
-      return this.#change(target, next, true, 'Entry removed.');
+      return { next, result: this.#change(target, next, true, 'Entry removed.') };
     });
   }
 

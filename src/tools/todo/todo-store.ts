@@ -20,6 +20,11 @@ export interface TodoStoreOptions {
   /** Sessions kept in memory; the least recently used beyond this are dropped. Default 1,000. */
   readonly maxSessions?: number;
   readonly persistence?: TodoPersistence;
+  /**
+   * The persistence is shared with other processes (a database): every read loads the list
+   * instead of trusting this process' copy, which another worker may have made stale.
+   */
+  readonly shared?: boolean;
 }
 
 export const DEFAULT_TODO_SESSIONS = 1_000;
@@ -32,6 +37,7 @@ export const DEFAULT_TODO_SESSIONS = 1_000;
 export class TodoStore {
   readonly maxSessions: number;
   readonly #persistence: TodoPersistence | undefined;
+  readonly #shared: boolean;
   /** Map order is recency order: the first key is the least recently used. */
   readonly #lists = new Map<string, readonly TodoItem[]>();
   readonly #serializer = new KeyedSerializer();
@@ -41,6 +47,7 @@ export class TodoStore {
     if (!Number.isInteger(max) || max < 1) throw new RangeError('maxSessions must be a positive integer');
     this.maxSessions = max;
     this.#persistence = options.persistence;
+    this.#shared = options.shared === true && options.persistence !== undefined;
   }
 
   /** The current list of a session (empty when it has none). */
@@ -78,7 +85,7 @@ export class TodoStore {
   }
 
   async #current(sessionKey: string): Promise<readonly TodoItem[]> {
-    const cached = this.#lists.get(sessionKey);
+    const cached = this.#shared ? undefined : this.#lists.get(sessionKey);
     if (cached !== undefined) {
       this.#remember(sessionKey, cached);
       return cached;

@@ -3,7 +3,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildSessionKey } from '../../../src/gateway/session-key.js';
 import { outboxId } from '../../../src/gateway/store/gateway-store.js';
-import { createSqliteGatewayStore } from '../../../src/gateway/store/sqlite-gateway-store.js';
+import {
+  createSqliteGatewayStore,
+  type SqliteGatewayStore,
+} from '../../../src/gateway/store/sqlite-gateway-store.js';
 import { createTestAdapter } from '../../../src/platforms/test-adapter/create-test-adapter.js';
 import type { TestAdapter } from '../../../src/platforms/test-adapter/test-adapter-types.js';
 import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
@@ -74,12 +77,16 @@ describe.each<QueueMode>(['embedded', 'bullmq'])('chat outbox (%s)', (mode) => {
     await adapter.say({ ...ALICE, text: 'hi' });
     await waitFor(() => adapter.texts(ALICE.chatId).includes('Delivered once.'));
     await waitFor(async () => (await gw.gateway.store.listOutbox({ platform: 'test' })).length === 0);
-    const [entry] = gw.gateway.store.db.prepare('SELECT id, outcome, attempts FROM outbox').all();
+    const [entry] = (gw.gateway.store as SqliteGatewayStore).db
+      .prepare('SELECT id, outcome, attempts FROM outbox')
+      .all();
     expect(entry).toMatchObject({ outcome: 'delivered', attempts: 0 });
 
     await gw.gateway.control?.sweepOutbox({ minAgeMs: 0 });
     // The gateway died after sending but before completing the entry: the receipts stop a resend.
-    gw.gateway.store.db.prepare('UPDATE outbox SET completed_at = NULL, outcome = NULL').run();
+    (gw.gateway.store as SqliteGatewayStore).db
+      .prepare('UPDATE outbox SET completed_at = NULL, outcome = NULL')
+      .run();
     await gw.gateway.control?.sweepOutbox({ minAgeMs: 0 });
     expect(adapter.texts(ALICE.chatId).filter((t) => t === 'Delivered once.')).toHaveLength(1);
     expect(await gw.gateway.store.listOutbox({ platform: 'test' })).toEqual([]);

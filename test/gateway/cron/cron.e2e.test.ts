@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SqliteGatewayStore } from '../../../src/gateway/store/sqlite-gateway-store.js';
 import { createTestAdapter } from '../../../src/platforms/test-adapter/create-test-adapter.js';
 import type { TestAdapter } from '../../../src/platforms/test-adapter/test-adapter-types.js';
 import { type FakeOpenAi, type RecordedRequest, startFakeOpenAi } from '../../fakes/fake-openai.js';
@@ -228,7 +229,7 @@ describe.each<QueueMode>(['embedded', 'bullmq'])('scheduled tasks (%s)', (mode) 
       const now = Date.now();
       const back = createTestAdapter();
       const again = await start({ adapter: back, reuse: first, workers: false });
-      again.gateway.store.db
+      (again.gateway.store as SqliteGatewayStore).db
         .prepare('UPDATE cron_jobs SET next_run_at = ?, last_run_at = ? WHERE id = ?')
         .run(now - 4 * 3_600_000, now - 5 * 3_600_000, id);
       await again.gateway.startWorkers();
@@ -254,7 +255,9 @@ describe.each<QueueMode>(['embedded', 'bullmq'])('scheduled tasks (%s)', (mode) 
     expect(runsOf('Run this once.')).toHaveLength(1);
     const job = await gw.gateway.store.getCronJob(id);
     expect(runsOf('Run this again.')).toHaveLength(job?.runCount ?? -1);
-    const claims = gw.gateway.store.db.prepare('SELECT due_at FROM cron_runs WHERE job_id = ?').all(id);
+    const claims = (gw.gateway.store as SqliteGatewayStore).db
+      .prepare('SELECT due_at FROM cron_runs WHERE job_id = ?')
+      .all(id);
     expect(claims).toHaveLength(job?.runCount ?? -1);
     await waitFor(() => adapter.texts(ALICE.chatId).filter((t) => t === 'Again.').length === job?.runCount);
     expect(adapter.texts(ALICE.chatId).filter((t) => t === 'Once.')).toHaveLength(1);
