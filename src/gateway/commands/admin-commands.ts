@@ -67,6 +67,8 @@ export const sethomeCommand: CommandImpl = async (run) => {
     { platform, chatId: chat.chatId, threadId: chat.threadId, setBy: sender.userId },
     'home channel set',
   );
+  // Scheduled runs that found no home channel run now, once each, instead of waiting for their next time.
+  const retried = (await run.deps.cron?.retryUndelivered(platform)) ?? 0;
   const replaced =
     previous === undefined
       ? ''
@@ -75,6 +77,11 @@ export const sethomeCommand: CommandImpl = async (run) => {
         : ' It replaces the previous home channel.';
   return [
     `🏠 This chat is now the home channel for ${platform}: notifications addressed to "home" (such as webhook results with chat_id: home) arrive here.${replaced}`,
+    ...(retried > 0
+      ? [
+          `⏰ ${retried === 1 ? 'One scheduled task' : `${retried} scheduled tasks`} that had nowhere to deliver ${retried === 1 ? 'runs' : 'run'} again now.`,
+        ]
+      : []),
   ];
 };
 

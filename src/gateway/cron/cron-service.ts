@@ -92,7 +92,16 @@ export interface CronService {
   }): Promise<void>;
   /** Jobs whose last delivery failed, for doctor. */
   failures(): Promise<CronJob[]>;
+  /**
+   * Runs again, once, the last due run of each job of `platform` that could not run because its
+   * target could not be resolved (no home channel): called when one is set (`/sethome`). Returns
+   * how many were submitted. Once per due time, whichever process asks.
+   */
+  retryUndelivered(platform: string): Promise<number>;
 }
+
+/** The start of the reason recorded when a job's target cannot be resolved (see `retryUndelivered`). */
+const NO_TARGET = 'no home channel is set for ';
 
 /** The namespace of the sessions scheduled runs use: `agent:cron:<platform>:dm:<job id>`. */
 export const CRON_NAMESPACE = 'cron';
@@ -177,7 +186,7 @@ export function createCronService(
       if (home === undefined) {
         return {
           ok: false,
-          reason: `no home channel is set for ${job.chat.platform}: send /sethome in the chat that should get these messages`,
+          reason: `${NO_TARGET}${job.chat.platform}: send /sethome in the chat that should get these messages`,
         };
       }
       if (home.chatId !== job.chat.chatId) chatType = 'group';
@@ -195,6 +204,24 @@ export function createCronService(
       ...(deps.presetOf !== undefined ? { toolset: deps.presetOf(job.chat.platform) } : {}),
     };
     return { ok: true, origin: origin as TurnOrigin };
+  }
+
+  /** Hands a run to the queue: a fresh conversation with the toolsets the chat has chosen. */
+  async function submitRun(job: CronJob, origin: TurnOrigin, eventId: string, now: number): Promise<void> {
+    const sessionKey = cronSessionKey(job);
+    await store.rotateSession(sessionKey);
+    const chatSession = await store.getSession(job.sessionKey);
+    await store.updateSession(sessionKey, { toolsetOverrides: chatSession?.toolsetOverrides ?? null });
+    await store.updateCronJob(job.id, { delivery: { status: 'pending', error: undefined, at: now } });
+    await deps.submit({
+      sessionKey,
+      eventId,
+      kind: 'message',
+      text: runText(job),
+      payload: origin as unknown as JsonValue,
+      receivedAt: now,
+      solo: true,
+    });
   }
 
   return {
@@ -306,23 +333,26 @@ export function createCronService(
         await store.updateCronJob(job.id, { delivery: { status: 'failed', error: target.reason, at: now } });
         return 'undeliverable';
       }
-      const sessionKey = cronSessionKey(job);
-      // Each run starts a fresh conversation with the toolsets the chat has chosen.
-      await store.rotateSession(sessionKey);
-      const chatSession = await store.getSession(job.sessionKey);
-      await store.updateSession(sessionKey, { toolsetOverrides: chatSession?.toolsetOverrides ?? null });
-      await store.updateCronJob(job.id, { delivery: { status: 'pending', error: undefined, at: now } });
-      await deps.submit({
-        sessionKey,
-        eventId: `cron:${job.id}:${dueAt}`,
-        kind: 'message',
-        text: runText(job),
-        payload: target.origin as unknown as JsonValue,
-        receivedAt: now,
-        solo: true,
-      });
-      logger.info({ jobId: job.id, dueAt, sessionKey }, 'scheduled task run submitted');
+      await submitRun(job, target.origin, `cron:${job.id}:${dueAt}`, now);
+      logger.info({ jobId: job.id, dueAt }, 'scheduled task run submitted');
       return 'submitted';
+    },
+    async retryUndelivered(platform) {
+      let submitted = 0;
+      for (const job of await store.listCronJobs({ failedOnly: true })) {
+        const dueAt = job.lastDueAt;
+        if (job.chat.platform !== platform || dueAt === undefined) continue;
+        if (job.delivery?.error?.startsWith(NO_TARGET) !== true) continue;
+        const target = await resolveTarget(job);
+        if (!target.ok) continue;
+        // The retry of a due time is claimed as its negative: one retry per due time, across
+        // processes, and never confused with the run of a real due time.
+        if (!(await store.claimCronRun(job.id, -dueAt))) continue;
+        await submitRun(job, target.origin, `cron:${job.id}:${dueAt}:retry`, deps.now());
+        logger.info({ jobId: job.id, dueAt }, 'scheduled task run that had no target submitted again');
+        submitted += 1;
+      }
+      return submitted;
     },
     async noteDelivery(report) {
       const jobId = cronJobIdOf(report.sessionKey);

@@ -196,6 +196,26 @@ describe('scheduled tasks on a fake clock (embedded scheduler)', () => {
     expect(turns[0]?.payload).toMatchObject({ chatId: 'c-home', chatType: 'group', unattended: true });
   });
 
+  it('a run that found no home channel runs again once when one is set, not at its next time only', async () => {
+    const job = await create('every 1d', { deliver: 'home' });
+    const made = scheduler();
+    await made.tick();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(turns).toHaveLength(0);
+    // Nothing to retry while there is still no target, and nothing for another platform.
+    expect(await cron.retryUndelivered('test')).toBe(0);
+    await store.setHomeChannel({ platform: 'test', chatId: 'c-home', setBy: 'alice' });
+    expect(await cron.retryUndelivered('other')).toBe(0);
+    // Two /sethome in a row (or in two processes): one retry of that due time.
+    const counts = await Promise.all([cron.retryUndelivered('test'), cron.retryUndelivered('test')]);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(1);
+    await waitFor(() => turns.length === 1, 5_000);
+    expect(turns[0]?.payload).toMatchObject({ chatId: 'c-home', unattended: true });
+    expect(turns[0]?.eventId).toMatch(new RegExp(`^cron:${job.id}:\\d+:retry$`));
+    expect((await store.getCronJob(job.id))?.delivery?.status).toBe('pending');
+    expect(await cron.retryUndelivered('test')).toBe(0);
+  });
+
   it('records how the answer was delivered, from the chat platform side', async () => {
     const job = await create('in 5m');
     const session = cronSessionKey(job);

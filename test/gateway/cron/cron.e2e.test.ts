@@ -163,7 +163,8 @@ describe.each<QueueMode>(['embedded', 'bullmq'])('scheduled tasks (%s)', (mode) 
     const adapter = createTestAdapter();
     const gw = await start({ adapter });
     fake.respond = () => ({ content: 'Home report.' });
-    const id = idOf(await command(adapter, '/cron add --home every 2s | Write the home report.'));
+    // Hourly: after /sethome the missed run is run again at once, not an hour later.
+    const id = idOf(await command(adapter, '/cron add --home every 1h | Write the home report.'));
     await waitFor(async () => (await gw.gateway.store.getCronJob(id))?.delivery?.status === 'failed');
     expect(runsOf('Write the home report.')).toHaveLength(0);
     const list = await command(adapter, '/cron list');
@@ -177,6 +178,10 @@ describe.each<QueueMode>(['embedded', 'bullmq'])('scheduled tasks (%s)', (mode) 
       text: '/sethome',
     });
     await waitFor(() => adapter.texts('c-home').includes('Home report.'), 10_000);
+    expect(adapter.texts('c-home').some((t) => t.includes('had nowhere to deliver runs again now'))).toBe(
+      true,
+    );
+    expect(runsOf('Write the home report.')).toHaveLength(1);
     await waitFor(async () => (await gw.gateway.store.getCronJob(id))?.delivery?.status === 'delivered');
   });
 
