@@ -1,6 +1,6 @@
 import type { InboundAction, InboundResult, PlatformAdapter } from '../../platforms/adapter.js';
 import type { ControlDeps } from '../control-deps.js';
-import { editPrompt, settleApprovalPrompt } from '../outbound/approval-decisions.js';
+import { currentPrompt, editPrompt, settleApprovalPrompt } from '../outbound/approval-decisions.js';
 import { parseActionData } from '../prompts/action-data.js';
 import type { ActionPromptRecord } from '../store/action-prompt-store.js';
 
@@ -67,7 +67,12 @@ export async function handleAction(
     ) {
       return { status: 'answered', notice: 'This question was already answered.' };
     }
-    await editPrompt(deps, adapters, prompt, `❓ Answered by ${who}: ${answer}`);
+    await editPrompt(
+      deps,
+      adapters,
+      await currentPrompt(deps.store, prompt),
+      `❓ Answered by ${who}: ${answer}`,
+    );
     await deps.runner.resume({ turnId: prompt.turnId, parkId: prompt.parkId, answer });
     return { status: 'answered', notice: `Answered: ${answer}` };
   }

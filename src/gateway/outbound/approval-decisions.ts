@@ -12,7 +12,7 @@ export type DecisionOutcome = ApprovalChoice | 'timeout' | 'cancelled';
  */
 export async function settleApprovalPrompt(
   deps: Pick<ControlDeps, 'runner' | 'now' | 'logger'> & {
-    readonly store: Pick<ActionPromptStore, 'resolveActionPrompt'>;
+    readonly store: Pick<ActionPromptStore, 'resolveActionPrompt' | 'getActionPrompt'>;
   },
   adapters: ReadonlyMap<string, PlatformAdapter>,
   prompt: ActionPromptRecord,
@@ -24,13 +24,28 @@ export async function settleApprovalPrompt(
     resolvedBy: by,
     at: deps.now(),
   });
-  if (first) await editPrompt(deps, adapters, prompt, renderApprovalOutcome(outcome, by));
+  if (first) {
+    // Read again: a press can come the instant a prompt appears, with the record read before its
+    // message id was saved. The sender checks for a resolution after saving the id; reading after
+    // resolving here, one of the two sees both and edits the message.
+    const current = await currentPrompt(deps.store, prompt);
+    await editPrompt(deps, adapters, current, renderApprovalOutcome(outcome, by));
+  }
   // The gate's record is what counts; the decision here only labels the resume.
   await deps.runner.resume({
     turnId: prompt.turnId,
     parkId: prompt.parkId,
     ...(outcome === 'cancelled' ? {} : { decision: outcome }),
   });
+}
+
+/** The stored record of a prompt (its message id may have been saved since it was read). */
+export async function currentPrompt(
+  store: Pick<ActionPromptStore, 'getActionPrompt'>,
+  prompt: ActionPromptRecord,
+): Promise<ActionPromptRecord> {
+  if (!isUnsentPrompt(prompt)) return prompt;
+  return (await store.getActionPrompt(prompt.promptId)) ?? prompt;
 }
 
 /** Replaces a prompt's text (and its buttons) where the platform can edit; failures are logged. */
