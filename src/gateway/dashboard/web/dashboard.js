@@ -1,0 +1,157 @@
+// The operator dashboard in the browser: reads /ui/api/overview every few seconds and shows it;
+// Approve once / Deny post the operator's decision. The token, when the gateway asks for one,
+// is kept in the tab's session storage.
+
+const store = window.sessionStorage;
+const statusLine = document.getElementById('status');
+const login = document.getElementById('login');
+const STATES = {
+  idle: 'Idle',
+  running: 'Running',
+  waiting_for_approval: 'Waiting for approval',
+  waiting_for_input: 'Waiting for an answer',
+};
+
+function headers(extra = {}) {
+  const token = store.getItem('hermes.dashboard');
+  return { ...(token ? { authorization: `Bearer ${token}` } : {}), ...extra };
+}
+
+function el(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}
+
+function when(ms, now) {
+  const seconds = Math.round((ms - now) / 1000);
+  const abs = Math.abs(seconds);
+  const span =
+    abs < 60 ? `${abs} s` : abs < 3600 ? `${Math.round(abs / 60)} min` : `${Math.round(abs / 3600)} h`;
+  return seconds >= 0 ? `in ${span}` : `${span} ago`;
+}
+
+async function decide(id, choice, button) {
+  button.disabled = true;
+  const response = await fetch(`/ui/api/approvals/${encodeURIComponent(id)}/decision`, {
+    method: 'POST',
+    headers: headers({ 'content-type': 'application/json' }),
+    body: JSON.stringify({ choice }),
+  });
+  const body = await response.json().catch(() => ({}));
+  const said = {
+    recorded: choice === 'deny' ? 'Denied.' : 'Approved once.',
+    already_decided: 'Someone decided it first.',
+    expired: 'It had expired (denied).',
+    not_found: 'It is no longer pending.',
+  };
+  statusLine.textContent = said[body.status] ?? `Not recorded (${body.status ?? response.status}).`;
+  await refresh();
+}
+
+function showApprovals(approvals, now) {
+  const box = document.getElementById('approvals');
+  box.replaceChildren();
+  if (approvals.length === 0) {
+    box.append(el('p', 'None.', 'muted'));
+    return;
+  }
+  for (const approval of approvals) {
+    const card = el('article', undefined, 'card approval');
+    card.setAttribute('aria-label', `Approval for ${approval.command}`);
+    card.append(el('code', approval.command));
+    card.append(el('p', `Why: ${approval.why.join('; ') || 'flagged as dangerous'}`));
+    card.append(
+      el(
+        'p',
+        `${approval.platform} · ${approval.chatId}${approval.userId ? ` · ${approval.userId}` : ''} · expires ${when(approval.expiresAt, now)}`,
+        'muted',
+      ),
+    );
+    const once = el('button', 'Approve once');
+    once.type = 'button';
+    once.addEventListener('click', () => void decide(approval.id, 'once', once));
+    const deny = el('button', 'Deny', 'secondary');
+    deny.type = 'button';
+    deny.addEventListener('click', () => void decide(approval.id, 'deny', deny));
+    card.append(once, deny);
+    box.append(card);
+  }
+}
+
+function showSessions(sessions, now) {
+  const body = document.getElementById('sessions');
+  body.replaceChildren();
+  document.getElementById('sessions-caption').textContent =
+    sessions.length === 0 ? 'No sessions yet.' : `${sessions.length} most recent`;
+  for (const session of sessions) {
+    const row = el('tr');
+    row.append(
+      el('td', session.platform),
+      el('td', session.chat),
+      el('td', session.user ?? '—', 'wide'),
+      el('td', when(session.lastActivity, now)),
+      el('td', STATES[session.state] ?? session.state),
+    );
+    body.append(row);
+  }
+}
+
+function showHealth(checks, queue) {
+  const body = document.getElementById('health');
+  body.replaceChildren();
+  for (const check of checks) {
+    const row = el('tr');
+    row.append(
+      el('td', check.name),
+      el('td', check.ok ? 'OK' : 'Not ready', check.ok ? 'ok' : 'bad'),
+      el('td', check.reason ?? ''),
+    );
+    body.append(row);
+  }
+  const figures = document.getElementById('figures');
+  figures.replaceChildren();
+  for (const [label, value] of [
+    ['Waiting in queue', queue.depth],
+    ['Turns running here', queue.activeTurns],
+    ['Pending approvals', queue.pendingApprovals],
+  ]) {
+    const item = el('div');
+    item.append(el('dt', label), el('dd', String(value)));
+    figures.append(item);
+  }
+}
+
+async function refresh() {
+  const response = await fetch('/ui/api/overview', { headers: headers() }).catch(() => undefined);
+  if (response === undefined) {
+    statusLine.textContent = 'The gateway does not answer.';
+    return;
+  }
+  if (response.status === 401) {
+    login.hidden = false;
+    statusLine.textContent = 'Sign in with the dashboard token.';
+    return;
+  }
+  if (response.status === 403) {
+    statusLine.textContent = 'No dashboard token is set: open this page from the gateway machine itself.';
+    return;
+  }
+  const data = await response.json();
+  login.hidden = true;
+  showApprovals(data.approvals, data.now);
+  showSessions(data.sessions, data.now);
+  showHealth(data.health, data.queue);
+  if (statusLine.textContent === 'Loading…' || statusLine.textContent.startsWith('Sign in')) {
+    statusLine.textContent = `Updated ${new Date(data.now).toLocaleTimeString()}`;
+  }
+}
+
+login.addEventListener('submit', (event) => {
+  event.preventDefault();
+  store.setItem('hermes.dashboard', document.getElementById('token').value);
+  void refresh();
+});
+void refresh();
+setInterval(() => void refresh(), 3000);

@@ -1,0 +1,83 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
+import { type QueueMode, startTestGateway, type TestGateway, waitFor } from './gateway-kit.js';
+import { runsApi } from './runs-kit.js';
+
+const KEY = 'k-dashboard-0123456789';
+const TOKEN = 'dashboard-token-0123456789';
+const modes: QueueMode[] = ['embedded', 'bullmq'];
+
+function terminalCall(command: string) {
+  return { content: '', toolCalls: [{ name: 'terminal', arguments: JSON.stringify({ command }) }] };
+}
+
+describe.each(modes)('the operator dashboard’s JSON (%s queue)', (mode) => {
+  let fake: FakeOpenAi;
+  let gw: TestGateway | undefined;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAi();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  afterEach(async () => {
+    await gw?.close();
+    gw = undefined;
+    fake.reset();
+  });
+
+  it('shows a parked approval and its waiting session, and lets the operator approve it once', async () => {
+    gw = await startTestGateway({
+      mode,
+      env: {
+        OPENAI_BASE_URL: fake.baseURL,
+        OPENAI_API_KEY: 'sk-test-key-0123456789',
+        HERMES_MODEL: 'fake-model',
+        API_SERVER_KEY: KEY,
+        HERMES_DASHBOARD_TOKEN: TOKEN,
+      },
+      yaml: 'terminal:\n  unattended_backend: local',
+    });
+    const origin = gw.baseURL.replace(/\/v1$/, '');
+    const ui = runsApi(`${origin}/ui/api`, TOKEN);
+    mkdirSync(join(gw.workdir, 'build'));
+    fake.script(terminalCall('rm -rf build'), { content: 'Removed.' });
+    const runs = runsApi(gw.baseURL, KEY);
+    const created = await runs.call('POST', '/runs', { input: 'remove build', attended: true });
+    const runId = String(created.body['id']);
+
+    // The API key is not the dashboard's token.
+    expect((await runsApi(`${origin}/ui/api`, KEY).call('GET', '/overview')).status).toBe(401);
+    let overview: Record<string, unknown> = {};
+    await waitFor(async () => {
+      overview = (await ui.call('GET', '/overview')).body;
+      return Array.isArray(overview['approvals']) && overview['approvals'].length === 1;
+    });
+    const [approval] = overview['approvals'] as Array<Record<string, unknown>>;
+    expect(approval).toMatchObject({ command: 'rm -rf build', platform: 'api_server' });
+    expect(approval?.['why']).toEqual([expect.any(String)]);
+    expect(Number(approval?.['expiresAt'])).toBeGreaterThan(Date.now());
+    const sessions = overview['sessions'] as Array<Record<string, unknown>>;
+    expect(sessions.find((s) => s['state'] === 'waiting_for_approval')).toMatchObject({
+      platform: 'api_server',
+    });
+    expect(overview['queue']).toMatchObject({ pendingApprovals: 1 });
+    const health = overview['health'] as Array<Record<string, unknown>>;
+    expect(health.map((check) => check['name'])).toEqual(expect.arrayContaining(['store', 'queue', 'model']));
+
+    const id = String(approval?.['id']);
+    const decided = await ui.call('POST', `/approvals/${id}/decision`, { choice: 'once' });
+    expect(decided).toMatchObject({ status: 200, body: { status: 'recorded' } });
+    await waitFor(async () => (await runs.call('GET', `/runs/${runId}`)).body['status'] === 'done');
+    expect(existsSync(join(gw.workdir, 'build'))).toBe(false);
+    // Recorded as decided by the operator, in the same prompt table as the chat buttons.
+    const prompt = await gw.gateway.store.findActionPromptByRequest(id);
+    expect(prompt?.resolved).toMatchObject({ outcome: 'once', resolvedBy: 'operator' });
+    // Decided once: a second decision finds nothing pending.
+    expect((await ui.call('POST', `/approvals/${id}/decision`, { choice: 'deny' })).status).toBe(404);
+    expect((await ui.call('GET', '/approvals')).body).toEqual({ approvals: [] });
+  }, 60_000);
+});
