@@ -21,7 +21,8 @@ a { color: var(--accent); }
 .approval code { display: block; white-space: pre-wrap; word-break: break-all; margin: .25rem 0; }
 .muted { color: var(--muted); font-size: .9rem; }
 table { border-collapse: collapse; width: 100%; font-size: .95rem; }
-th, td { text-align: left; padding: .3rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top; word-break: break-word; }
+th, td { text-align: left; padding: .3rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
+.id { overflow-wrap: anywhere; }
 .ok { color: var(--ok); } .bad { color: var(--bad); }
 button, input { font: inherit; }
 button { min-height: 44px; min-width: 44px; padding: .4rem .9rem; margin: .25rem .25rem 0 0; border-radius: .4rem; border: 1px solid var(--accent); background: var(--accent); color: var(--bg); cursor: pointer; }

@@ -89,7 +89,7 @@ function showSessions(sessions, now) {
     const row = el('tr');
     row.append(
       el('td', session.platform),
-      el('td', session.chat),
+      el('td', session.chat, 'id'),
       el('td', session.user ?? '—', 'wide'),
       el('td', when(session.lastActivity, now)),
       el('td', STATES[session.state] ?? session.state),
@@ -106,7 +106,7 @@ function showHealth(checks, queue) {
     row.append(
       el('td', check.name),
       el('td', check.ok ? 'OK' : 'Not ready', check.ok ? 'ok' : 'bad'),
-      el('td', check.reason ?? ''),
+      el('td', check.reason ?? '', 'id'),
     );
     body.append(row);
   }
