@@ -81,3 +81,53 @@ describe.each(modes)('the operator dashboard’s JSON (%s queue)', (mode) => {
     expect((await ui.call('GET', '/approvals')).body).toEqual({ approvals: [] });
   }, 60_000);
 });
+
+describe('the operator dashboard’s decisions race like chat buttons', () => {
+  let fake: FakeOpenAi;
+  let gw: TestGateway | undefined;
+  beforeAll(async () => {
+    fake = await startFakeOpenAi();
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await fake.close();
+  });
+
+  it('two operators deciding at once: exactly one decision is recorded, and a denial keeps the folder', async () => {
+    gw = await startTestGateway({
+      mode: 'embedded',
+      env: {
+        OPENAI_BASE_URL: fake.baseURL,
+        OPENAI_API_KEY: 'sk-test-key-0123456789',
+        HERMES_MODEL: 'fake-model',
+        API_SERVER_KEY: KEY,
+      },
+      yaml: 'terminal:\n  unattended_backend: local',
+    });
+    const origin = gw.baseURL.replace(/\/v1$/, '');
+    // No token: the test runs on loopback, so the dashboard answers it.
+    const ui = runsApi(`${origin}/ui/api`);
+    mkdirSync(join(gw.workdir, 'keep'));
+    fake.script(terminalCall('rm -rf keep'), { content: 'Left it.' });
+    const runs = runsApi(gw.baseURL, KEY);
+    const runId = String(
+      (await runs.call('POST', '/runs', { input: 'remove keep', attended: true })).body['id'],
+    );
+    let id = '';
+    await waitFor(async () => {
+      const list = (await ui.call('GET', '/approvals')).body['approvals'] as Array<Record<string, unknown>>;
+      id = String(list[0]?.['id'] ?? '');
+      return id !== '';
+    });
+    const answers = await Promise.all([
+      ui.call('POST', `/approvals/${id}/decision`, { choice: 'deny' }),
+      ui.call('POST', `/approvals/${id}/decision`, { choice: 'deny' }),
+      ui.call('POST', `/approvals/${id}/decision`, { choice: 'deny' }),
+    ]);
+    expect(answers.filter((answer) => answer.body['status'] === 'recorded')).toHaveLength(1);
+    expect(answers.every((answer) => [200, 404, 409].includes(answer.status))).toBe(true);
+    await waitFor(async () => (await runs.call('GET', `/runs/${runId}`)).body['status'] === 'done');
+    expect(existsSync(join(gw.workdir, 'keep'))).toBe(true);
+    expect((await ui.call('POST', `/approvals/${id}/decision`, { choice: 'maybe' })).status).toBe(400);
+  }, 60_000);
+});
