@@ -401,6 +401,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
       ingress,
       readiness,
       running: () => activeSessions.running(),
+      metrics,
       now: Date.now,
     });
     mountRoutes(app, routes, {

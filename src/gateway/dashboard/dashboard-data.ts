@@ -1,6 +1,7 @@
 import { approvalRequestSchema } from '../../approval/approval-schemas.js';
 import type { Ingress, PromptAnswerStatus, PromptRef } from '../../platforms/ingress.js';
 import type { ReadinessCheck } from '../http/create-http-server.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { TurnQueue } from '../queue/turn-queue.js';
 import { parseSessionKey } from '../session-key.js';
 import type { ParkedTurnStore } from '../store/parked-turn-store.js';
@@ -15,6 +16,8 @@ export interface DashboardDeps {
   readonly readiness: () => readonly ReadinessCheck[];
   /** Session key → start of the turn running in this process. */
   readonly running: () => ReadonlyMap<string, number>;
+  /** This process's counters, the same as `/metrics`. */
+  readonly metrics: Pick<GatewayMetrics, 'turns' | 'turnSeconds' | 'modelSeconds' | 'deliveriesFailed'>;
   readonly now: () => number;
 }
 
@@ -151,5 +154,39 @@ export async function queueFigures(deps: DashboardDeps, pending: number) {
     depth: await deps.queue.depth(),
     activeTurns: deps.queue.activeTurns(),
     pendingApprovals: pending,
+  };
+}
+
+/** Sum and count of a histogram's observations (its `_sum` and `_count` series). */
+async function meanSeconds(
+  histogram: GatewayMetrics['turnSeconds'],
+): Promise<{ count: number; mean: number | null }> {
+  const { values } = await histogram.get();
+  const sum = values.find((value) => value.metricName?.endsWith('_sum'))?.value ?? 0;
+  const count = values.find((value) => value.metricName?.endsWith('_count'))?.value ?? 0;
+  return { count, mean: count === 0 ? null : sum / count };
+}
+
+/**
+ * Turn figures since this process started, from the `/metrics` counters: turns by outcome, mean
+ * turn and model-request time (seconds), and outbound messages given up on.
+ */
+export async function turnFigures(deps: DashboardDeps) {
+  const byOutcome: Record<string, number> = {};
+  for (const value of (await deps.metrics.turns.get()).values) {
+    byOutcome[String(value.labels['outcome'] ?? '?')] = value.value;
+  }
+  const turn = await meanSeconds(deps.metrics.turnSeconds);
+  const model = await meanSeconds(deps.metrics.modelSeconds);
+  const failedDeliveries = (await deps.metrics.deliveriesFailed.get()).values.reduce(
+    (sum, v) => sum + v.value,
+    0,
+  );
+  return {
+    byOutcome,
+    meanTurnSeconds: turn.mean,
+    modelRequests: model.count,
+    meanModelSeconds: model.mean,
+    failedDeliveries,
   };
 }

@@ -59,7 +59,7 @@ button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid 
 <tbody id="sessions"></tbody></table>
 </section>
 <section aria-labelledby="h-queue">
-<h2 id="h-queue">Queue</h2>
+<h2 id="h-queue">Queue and turns</h2>
 <dl id="figures"></dl>
 </section>
 <section aria-labelledby="h-health">

@@ -9,6 +9,7 @@ import {
   liveSessions,
   pendingApprovals,
   queueFigures,
+  turnFigures,
 } from './dashboard-data.js';
 import { dashboardPage } from './dashboard-page.js';
 
@@ -63,6 +64,7 @@ export function addDashboardRoutes(app: FastifyInstance, deps: DashboardDeps): v
       sessions,
       health,
       queue: await queueFigures(deps, approvals.length),
+      turns: await turnFigures(deps),
     });
   });
   app.get('/ui/api/approvals', access('operator'), async (_request, reply) =>
@@ -75,9 +77,11 @@ export function addDashboardRoutes(app: FastifyInstance, deps: DashboardDeps): v
   );
   app.get('/ui/api/health', access('operator'), async (_request, reply) => {
     const approvals = await pendingApprovals(deps);
-    return reply
-      .headers(SECURITY)
-      .send({ checks: await healthChecks(deps), queue: await queueFigures(deps, approvals.length) });
+    return reply.headers(SECURITY).send({
+      checks: await healthChecks(deps),
+      queue: await queueFigures(deps, approvals.length),
+      turns: await turnFigures(deps),
+    });
   });
   app.post<{ Params: { id: string } }>(
     '/ui/api/approvals/:id/decision',

@@ -79,6 +79,11 @@ describe.each(modes)('the operator dashboard’s JSON (%s queue)', (mode) => {
     // Decided once: a second decision finds nothing pending.
     expect((await ui.call('POST', `/approvals/${id}/decision`, { choice: 'deny' })).status).toBe(404);
     expect((await ui.call('GET', '/approvals')).body).toEqual({ approvals: [] });
+    // The turn figures are /metrics' counters: the parked turn, then its resumed answer.
+    const turns = (await ui.call('GET', '/health')).body['turns'] as Record<string, unknown>;
+    expect(turns['byOutcome']).toMatchObject({ parked: 1, final: 1 });
+    expect(turns['modelRequests']).toBe(2);
+    expect(Number(turns['meanTurnSeconds'])).toBeGreaterThan(0);
   }, 60_000);
 });
 

@@ -98,7 +98,11 @@ function showSessions(sessions, now) {
   }
 }
 
-function showHealth(checks, queue) {
+function seconds(value) {
+  return value === null || value === undefined ? '—' : `${value.toFixed(2)} s`;
+}
+
+function showHealth(checks, queue, turns) {
   const body = document.getElementById('health');
   body.replaceChildren();
   for (const check of checks) {
@@ -116,6 +120,11 @@ function showHealth(checks, queue) {
     ['Waiting in queue', queue.depth],
     ['Turns running here', queue.activeTurns],
     ['Pending approvals', queue.pendingApprovals],
+    ['Turns answered', (turns.byOutcome.final ?? 0) + (turns.byOutcome.answered ?? 0)],
+    ['Turns failed', (turns.byOutcome.failed ?? 0) + (turns.byOutcome.interrupted ?? 0)],
+    ['Mean turn time', seconds(turns.meanTurnSeconds)],
+    ['Mean model request', seconds(turns.meanModelSeconds)],
+    ['Deliveries given up', turns.failedDeliveries],
   ]) {
     const item = el('div');
     item.append(el('dt', label), el('dd', String(value)));
@@ -142,7 +151,7 @@ async function refresh() {
   login.hidden = true;
   showApprovals(data.approvals, data.now);
   showSessions(data.sessions, data.now);
-  showHealth(data.health, data.queue);
+  showHealth(data.health, data.queue, data.turns);
   if (statusLine.textContent === 'Loading…' || statusLine.textContent.startsWith('Sign in')) {
     statusLine.textContent = `Updated ${new Date(data.now).toLocaleTimeString()}`;
   }
