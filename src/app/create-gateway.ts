@@ -389,7 +389,15 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
     queue,
     bus,
     unavailableReason,
-    prompts: { store, approvals: runtime.approvalGate, runner, queue, logger, now: Date.now },
+    prompts: {
+      store,
+      approvals: runtime.approvalGate,
+      runner,
+      queue,
+      logger,
+      now: Date.now,
+      adapters: chatAdapters,
+    },
   });
   const activeSessions = createActiveSessions();
   let app: FastifyInstance | undefined;

@@ -53,7 +53,9 @@ describe('the operator dashboard and a chat platform (Telegram fake, embedded qu
     model.script(terminalCall('rm -rf build'), { content: 'Build folder removed.' });
     fake.sendText({ chatId: ANN.id, from: ANN, text: 'remove build' });
     await waitFor(() => fake.messages(ANN.id).some((m) => m.buttons.length > 0));
-    const promptId = fake.messages(ANN.id).find((m) => m.buttons.length > 0)?.messageId ?? -1;
+    const shown = fake.messages(ANN.id).find((m) => m.buttons.length > 0);
+    const promptId = shown?.messageId ?? -1;
+    const onceData = shown?.buttons[0]?.[0]?.data ?? '';
     const overview = (await ui.call('GET', '/overview')).body;
     const [approval] = overview['approvals'] as Array<Record<string, unknown>>;
     expect(approval).toMatchObject({
@@ -75,8 +77,10 @@ describe('the operator dashboard and a chat platform (Telegram fake, embedded qu
     expect(decided.body).toEqual({ status: 'recorded' });
     await waitFor(() => fake.messages(ANN.id).some((m) => m.text === 'Build folder removed.'));
     expect(existsSync(join(dirs.workdir, 'build'))).toBe(false);
-    // The chat's own button now finds the decision taken.
-    const click = fake.click({ messageId: promptId, from: ANN, label: '✅ Allow once' });
+    // The prompt in the chat says who decided, and its buttons are gone; a stale press is refused.
+    expect(fake.message(promptId)?.text).toMatch(/operator/);
+    expect(fake.message(promptId)?.buttons).toEqual([]);
+    const click = fake.click({ messageId: promptId, from: ANN, data: onceData });
     await fake.outcome(click);
     expect(fake.callsOf('answerCallbackQuery').at(-1)?.payload['text']).toMatch(/already decided/i);
   }, 60_000);
