@@ -409,6 +409,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
       ingress,
       readiness,
       running: () => activeSessions.running(),
+      chatPlatforms: [...chatAdapters.keys()],
       metrics,
       now: Date.now,
     });

@@ -4,13 +4,18 @@ import type { ReadinessCheck } from '../http/create-http-server.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { TurnQueue } from '../queue/turn-queue.js';
 import { parseSessionKey } from '../session-key.js';
+import type { OutboxStore } from '../store/outbox-store.js';
 import type { ParkedTurnStore } from '../store/parked-turn-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import { parkedStateSchema } from '../turn/parked-state.js';
 
 /** What the dashboard reads and does; all of it comes from the gateway (nothing of its own). */
 export interface DashboardDeps {
-  readonly store: Pick<ParkedTurnStore, 'listParkedTurns'> & Pick<SessionStore, 'listSessions'>;
+  readonly store: Pick<ParkedTurnStore, 'listParkedTurns'> &
+    Pick<SessionStore, 'listSessions'> &
+    Pick<OutboxStore, 'listOutbox'>;
+  /** The chat platforms whose outbox is shown. */
+  readonly chatPlatforms: readonly string[];
   readonly queue: Pick<TurnQueue, 'depth' | 'activeTurns'>;
   readonly ingress: Pick<Ingress, 'answerPrompt'>;
   readonly readiness: () => readonly ReadinessCheck[];
@@ -189,4 +194,19 @@ export async function turnFigures(deps: DashboardDeps) {
     meanModelSeconds: model.mean,
     failedDeliveries,
   };
+}
+
+/** Answers, failure notices and prompts still to deliver to the chat platforms, oldest first (at most 20 each). */
+export async function pendingOutbox(deps: DashboardDeps) {
+  const lists = await Promise.all(
+    deps.chatPlatforms.map((platform) => deps.store.listOutbox({ platform, limit: 20 })),
+  );
+  return lists.flat().map((entry) => ({
+    platform: entry.platform,
+    kind: entry.kind,
+    chatId: entry.origin.chatId,
+    createdAt: entry.createdAt,
+    attempts: entry.attempts,
+    lastAttemptAt: entry.lastAttemptAt,
+  }));
 }

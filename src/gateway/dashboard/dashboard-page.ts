@@ -62,6 +62,12 @@ button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid 
 <h2 id="h-queue">Queue and turns</h2>
 <dl id="figures"></dl>
 </section>
+<section aria-labelledby="h-outbox">
+<h2 id="h-outbox">Delivery outbox</h2>
+<table><caption class="muted" id="outbox-caption"></caption>
+<thead><tr><th scope="col">Platform</th><th scope="col">What</th><th scope="col">Chat</th><th scope="col">Since</th><th scope="col">Attempts</th></tr></thead>
+<tbody id="outbox"></tbody></table>
+</section>
 <section aria-labelledby="h-health">
 <h2 id="h-health">Platforms and health</h2>
 <table><thead><tr><th scope="col">Check</th><th scope="col">State</th><th scope="col">Detail</th></tr></thead>

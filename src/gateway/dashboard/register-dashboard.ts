@@ -8,6 +8,7 @@ import {
   healthChecks,
   liveSessions,
   pendingApprovals,
+  pendingOutbox,
   queueFigures,
   turnFigures,
 } from './dashboard-data.js';
@@ -65,6 +66,7 @@ export function addDashboardRoutes(app: FastifyInstance, deps: DashboardDeps): v
       health,
       queue: await queueFigures(deps, approvals.length),
       turns: await turnFigures(deps),
+      outbox: await pendingOutbox(deps),
     });
   });
   app.get('/ui/api/approvals', access('operator'), async (_request, reply) =>

@@ -132,6 +132,26 @@ function showHealth(checks, queue, turns) {
   }
 }
 
+const KINDS = { final: 'Answer', failed: 'Failure notice', parked: 'Prompt' };
+
+function showOutbox(entries, now) {
+  const body = document.getElementById('outbox');
+  body.replaceChildren();
+  document.getElementById('outbox-caption').textContent =
+    entries.length === 0 ? 'Nothing waiting to be delivered.' : `${entries.length} waiting to be delivered`;
+  for (const entry of entries) {
+    const row = el('tr');
+    row.append(
+      el('td', entry.platform),
+      el('td', KINDS[entry.kind] ?? entry.kind),
+      el('td', entry.chatId, 'id'),
+      el('td', when(entry.createdAt, now)),
+      el('td', String(entry.attempts)),
+    );
+    body.append(row);
+  }
+}
+
 async function refresh() {
   const response = await fetch('/ui/api/overview', { headers: headers() }).catch(() => undefined);
   if (response === undefined) {
@@ -152,6 +172,7 @@ async function refresh() {
   showApprovals(data.approvals, data.now);
   showSessions(data.sessions, data.now);
   showHealth(data.health, data.queue, data.turns);
+  showOutbox(data.outbox, data.now);
   if (statusLine.textContent === 'Loading…' || statusLine.textContent.startsWith('Sign in')) {
     statusLine.textContent = `Updated ${new Date(data.now).toLocaleTimeString()}`;
   }
