@@ -7,13 +7,16 @@ import { parseSessionKey } from '../session-key.js';
 import type { OutboxStore } from '../store/outbox-store.js';
 import type { ParkedTurnStore } from '../store/parked-turn-store.js';
 import type { SessionStore } from '../store/session-store.js';
+import type { TranscriptStore } from '../store/transcript-store.js';
 import { parkedStateSchema } from '../turn/parked-state.js';
 
 /** What the dashboard reads and does; all of it comes from the gateway (nothing of its own). */
 export interface DashboardDeps {
   readonly store: Pick<ParkedTurnStore, 'listParkedTurns'> &
     Pick<SessionStore, 'listSessions'> &
-    Pick<OutboxStore, 'listOutbox'>;
+    Pick<OutboxStore, 'listOutbox'> &
+    Pick<SessionStore, 'getSession'> &
+    Pick<TranscriptStore, 'listMessages'>;
   /** The chat platforms whose outbox is shown. */
   readonly chatPlatforms: readonly string[];
   readonly queue: Pick<TurnQueue, 'depth' | 'activeTurns'>;
@@ -209,4 +212,30 @@ export async function pendingOutbox(deps: DashboardDeps) {
     attempts: entry.attempts,
     lastAttemptAt: entry.lastAttemptAt,
   }));
+}
+
+/**
+ * The last messages (at most 200) of a session's current conversation: user and assistant text,
+ * and tool calls with their results (the page folds those). Undefined for an unknown session.
+ */
+export async function sessionTranscript(deps: DashboardDeps, key: string) {
+  const session = await deps.store.getSession(key);
+  if (session === undefined) return undefined;
+  const messages = await deps.store.listMessages(session.sessionId, { limit: 200, tail: true });
+  return messages
+    .filter((message) => message.role !== 'system')
+    .map((message) => ({
+      role: message.role,
+      text: message.content ?? '',
+      ...(message.toolCalls !== undefined && message.toolCalls.length > 0
+        ? {
+            toolCalls: message.toolCalls.map((call) => ({
+              name: call.function.name,
+              arguments: call.function.arguments,
+            })),
+          }
+        : {}),
+      ...(message.role === 'tool' && message.name !== undefined ? { tool: message.name } : {}),
+      at: message.createdAt,
+    }));
 }

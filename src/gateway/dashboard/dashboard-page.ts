@@ -32,6 +32,10 @@ button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid 
 #figures { display: flex; gap: 1rem; flex-wrap: wrap; margin: 0; }
 #figures div { border: 1px solid var(--line); border-radius: .5rem; padding: .25rem .75rem; }
 #figures dt { font-size: .85rem; color: var(--muted); } #figures dd { margin: 0; font-size: 1.2rem; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+.msg { border-left: 3px solid var(--line); padding: .25rem .5rem; margin: .4rem 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.msg.user { border-color: var(--accent); }
+details { margin: .4rem 0; color: var(--muted); } summary { cursor: pointer; min-height: 44px; padding: .6rem 0; }
 @media (max-width: 40rem) { .wide { display: none; } }
 </style>
 </head>
@@ -55,8 +59,14 @@ button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid 
 <section aria-labelledby="h-sessions">
 <h2 id="h-sessions">Live sessions</h2>
 <table><caption class="muted" id="sessions-caption"></caption>
-<thead><tr><th scope="col">Platform</th><th scope="col">Chat</th><th scope="col" class="wide">User</th><th scope="col">Last activity</th><th scope="col">State</th></tr></thead>
+<thead><tr><th scope="col">Platform</th><th scope="col">Chat</th><th scope="col" class="wide">User</th><th scope="col">Last activity</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Transcript</span></th></tr></thead>
 <tbody id="sessions"></tbody></table>
+</section>
+<section aria-labelledby="h-transcript" id="transcript-box" hidden>
+<h2 id="h-transcript" tabindex="-1">Transcript</h2>
+<p class="muted" id="transcript-key"></p>
+<div id="transcript"></div>
+<button type="button" id="transcript-close" class="secondary">Close transcript</button>
 </section>
 <section aria-labelledby="h-queue">
 <h2 id="h-queue">Queue and turns</h2>

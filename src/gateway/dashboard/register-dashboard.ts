@@ -10,6 +10,7 @@ import {
   pendingApprovals,
   pendingOutbox,
   queueFigures,
+  sessionTranscript,
   turnFigures,
 } from './dashboard-data.js';
 import { dashboardPage } from './dashboard-page.js';
@@ -76,6 +77,17 @@ export function addDashboardRoutes(app: FastifyInstance, deps: DashboardDeps): v
   );
   app.get('/ui/api/sessions', access('operator'), async (_request, reply) =>
     reply.headers(SECURITY).send({ sessions: await liveSessions(deps) }),
+  );
+  app.get<{ Params: { key: string } }>(
+    '/ui/api/sessions/:key/transcript',
+    access('operator'),
+    async (request, reply) => {
+      const messages = await sessionTranscript(deps, request.params.key);
+      if (messages === undefined) {
+        return reply.code(404).send({ error: { message: 'no such session', type: 'not_found' } });
+      }
+      return reply.headers(SECURITY).send({ key: request.params.key, messages });
+    },
   );
   app.get('/ui/api/health', access('operator'), async (_request, reply) => {
     const approvals = await pendingApprovals(deps);

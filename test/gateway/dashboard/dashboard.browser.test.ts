@@ -93,5 +93,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the operator dashboard in a real browser
     await page.getByText('None.').waitFor({ timeout: 15_000 });
     await page.getByText('Idle').first().waitFor({ timeout: 15_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-after.png'), fullPage: true });
+    // The session's transcript, tool calls folded.
+    await page.getByRole('button', { name: /^Transcript of api_server/ }).click();
+    const call = page.getByText('Tool call: terminal');
+    await call.waitFor({ timeout: 15_000 });
+    await expect(page.getByText('rm -rf build', { exact: false }).first().isVisible()).resolves.toBe(false);
+    await call.click();
+    await page.getByText('Agent: Removed the build folder.').waitFor({ timeout: 15_000 });
+    await page.locator('#transcript-box').screenshot({ path: join(ARTIFACTS, 'dashboard-transcript.png') });
   }, 60_000);
 });

@@ -79,6 +79,24 @@ describe.each(modes)('the operator dashboard’s JSON (%s queue)', (mode) => {
     // Decided once: a second decision finds nothing pending.
     expect((await ui.call('POST', `/approvals/${id}/decision`, { choice: 'deny' })).status).toBe(404);
     expect((await ui.call('GET', '/approvals')).body).toEqual({ approvals: [] });
+    // The session's transcript: the user's message, the tool call and its result, the answer.
+    const [session] = (await ui.call('GET', '/sessions')).body['sessions'] as Array<Record<string, unknown>>;
+    const transcript = await ui.call(
+      'GET',
+      `/sessions/${encodeURIComponent(String(session?.['key']))}/transcript`,
+    );
+    expect(transcript.body['messages']).toEqual([
+      expect.objectContaining({ role: 'user', text: 'remove build' }),
+      expect.objectContaining({
+        role: 'assistant',
+        toolCalls: [expect.objectContaining({ name: 'terminal' })],
+      }),
+      expect.objectContaining({ role: 'tool', tool: 'terminal' }),
+      expect.objectContaining({ role: 'assistant', text: 'Removed.' }),
+    ]);
+    expect((await ui.call('GET', '/sessions/agent%3Amain%3Aapi_server%3Adm%3Anone/transcript')).status).toBe(
+      404,
+    );
     // The turn figures are /metrics' counters: the parked turn, then its resumed answer.
     const turns = (await ui.call('GET', '/health')).body['turns'] as Record<string, unknown>;
     expect(turns['byOutcome']).toMatchObject({ parked: 1, final: 1 });

@@ -80,6 +80,45 @@ function showApprovals(approvals, now) {
   }
 }
 
+async function openTranscript(key) {
+  const response = await fetch(`/ui/api/sessions/${encodeURIComponent(key)}/transcript`, {
+    headers: headers(),
+  });
+  if (!response.ok) {
+    statusLine.textContent = `No transcript (${response.status}).`;
+    return;
+  }
+  const data = await response.json();
+  const box = document.getElementById('transcript');
+  box.replaceChildren();
+  document.getElementById('transcript-key').textContent = key;
+  if (data.messages.length === 0) box.append(el('p', 'No messages yet.', 'muted'));
+  for (const message of data.messages) {
+    if (message.role === 'tool') {
+      const fold = el('details');
+      fold.append(el('summary', `Result of ${message.tool ?? 'a tool'}`), el('div', message.text, 'msg'));
+      box.append(fold);
+      continue;
+    }
+    if (message.text !== '')
+      box.append(
+        el('div', `${message.role === 'user' ? 'User' : 'Agent'}: ${message.text}`, `msg ${message.role}`),
+      );
+    for (const call of message.toolCalls ?? []) {
+      const fold = el('details');
+      fold.append(el('summary', `Tool call: ${call.name}`), el('div', call.arguments, 'msg'));
+      box.append(fold);
+    }
+  }
+  const section = document.getElementById('transcript-box');
+  section.hidden = false;
+  document.getElementById('h-transcript').focus();
+}
+
+document.getElementById('transcript-close').addEventListener('click', () => {
+  document.getElementById('transcript-box').hidden = true;
+});
+
 function showSessions(sessions, now) {
   const body = document.getElementById('sessions');
   body.replaceChildren();
@@ -94,6 +133,13 @@ function showSessions(sessions, now) {
       el('td', when(session.lastActivity, now)),
       el('td', STATES[session.state] ?? session.state),
     );
+    const cell = el('td');
+    const open = el('button', 'Transcript', 'secondary');
+    open.type = 'button';
+    open.setAttribute('aria-label', `Transcript of ${session.platform} ${session.chat}`);
+    open.addEventListener('click', () => void openTranscript(session.key));
+    cell.append(open);
+    row.append(cell);
     body.append(row);
   }
 }
