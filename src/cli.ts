@@ -13,7 +13,8 @@ import { runStart } from './cli/start.js';
 import { runToolsList } from './cli/tools-list.js';
 import type { Config } from './config/config-schema.js';
 import { secretValues } from './config/mask-secrets.js';
-import { isHermesError } from './errors/hermes-error.js';
+import { HermesError, isHermesError } from './errors/hermes-error.js';
+import { createCronService, cronSettingsOf } from './gateway/cron/cron-service.js';
 import { explainRedisError, pingOnce } from './gateway/redis-reachable.js';
 import { createLogger } from './logging/create-logger.js';
 import { describeMcpState } from './tools/mcp/create-mcp-manager.js';
@@ -176,7 +177,24 @@ async function withRuntime(
       logger,
       baseEnv: deps.baseEnv,
       builtinToolsDir: BUILTIN_TOOLS_DIR,
-      ...(store === undefined ? {} : { sessionSearch: store }),
+      ...(store === undefined
+        ? {}
+        : {
+            sessionSearch: store,
+            // The scheduled tasks of the same store: listed and changed here, run by the gateway
+            // (its scheduler picks up what changed when it starts or reconciles).
+            cronjobs: createCronService(
+              {
+                store,
+                submit: () =>
+                  Promise.reject(new HermesError('usage', 'scheduled runs are started by a running gateway')),
+                settings: cronSettingsOf(config),
+                logger,
+                now: Date.now,
+              },
+              () => undefined,
+            ),
+          }),
     });
     try {
       return await body(runtime);

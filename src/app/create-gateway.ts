@@ -9,7 +9,12 @@ import { createAccessControl } from '../gateway/access/create-access-control.js'
 import { createCommandHandler } from '../gateway/commands/create-command-handler.js';
 import { type ControlPlane, createControlPlane } from '../gateway/create-control-plane.js';
 import { createBullmqCronScheduler } from '../gateway/cron/bullmq-cron-scheduler.js';
-import { type CronScheduler, type CronService, createCronService } from '../gateway/cron/cron-service.js';
+import {
+  type CronScheduler,
+  type CronService,
+  createCronService,
+  cronSettingsOf,
+} from '../gateway/cron/cron-service.js';
 import { createLocalCronScheduler } from '../gateway/cron/local-cron-scheduler.js';
 import { createActiveSessions } from '../gateway/dashboard/active-sessions.js';
 import { addDashboardRoutes } from '../gateway/dashboard/register-dashboard.js';
@@ -206,11 +211,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
     {
       store,
       submit: (item) => queue.submit(item),
-      settings: {
-        timezone: config.cron.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
-        minIntervalMs: config.cron.min_interval_seconds * 1000,
-        maxJobsPerChat: config.cron.max_jobs_per_chat,
-      },
+      settings: cronSettingsOf(config),
       logger: cronLogger,
       now: Date.now,
       presetOf: (platform) =>

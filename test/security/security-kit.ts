@@ -23,7 +23,7 @@
  *   the environment — on 127.0.0.1 with a random port (`origin`). `via: 'in-process'` builds it
  *   with `createGateway` and the real logger instead, for chat attacks through the test adapter
  *   (`adapters`, `gateway.control`), or routes added before it listens (`beforeListen`).
- * - **Decoys**: HERMES_HOME holds a `.env` (OpenAI key, API key, a `DATABASE_URL` with a
+ * - **Decoys**: HERMES_HOME holds a `.env` (OpenAI key, API key, a `REPORTING_DATABASE_URL` with a
  *   password, a GitHub token…) and a `config.yaml` with a webhook route secret; the gateway's
  *   HOME is a decoy user home (`~/.ssh`, `~/.aws/credentials`, `~/.netrc`, `~/.bashrc`, a git
  *   repository with hooks); its process environment carries decoy `GITHUB_PAT`,
@@ -181,7 +181,8 @@ function plantDecoys(home: string, userHome: string, workdir: string): Decoys {
     [
       `OPENAI_API_KEY=${openAiKey}`,
       `API_SERVER_KEY=${apiKey}`,
-      `DATABASE_URL=postgres://app:${dbPassword}@db.internal:5432/app`,
+      // An application's own database (not the gateway's DATABASE_URL, which would select its store).
+      `REPORTING_DATABASE_URL=postgres://app:${dbPassword}@db.internal:5432/app`,
       `GITHUB_TOKEN=${githubPat}`,
       '',
     ].join('\n'),

@@ -48,6 +48,21 @@ export interface CronServiceDeps {
   ) => { readonly chatId: string; readonly threadId?: string } | undefined;
 }
 
+/** The `cron:` settings of a config, as the service reads them. */
+export function cronSettingsOf(config: {
+  readonly cron: {
+    readonly timezone?: string | undefined;
+    readonly min_interval_seconds: number;
+    readonly max_jobs_per_chat: number;
+  };
+}): CronSettings {
+  return {
+    timezone: config.cron.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+    minIntervalMs: config.cron.min_interval_seconds * 1000,
+    maxJobsPerChat: config.cron.max_jobs_per_chat,
+  };
+}
+
 /** What someone asks for when they schedule a task. */
 export interface CronCreateRequest {
   readonly chat: CronChat;
