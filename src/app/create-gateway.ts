@@ -16,6 +16,8 @@ import {
   cronSettingsOf,
 } from '../gateway/cron/cron-service.js';
 import { createLocalCronScheduler } from '../gateway/cron/local-cron-scheduler.js';
+import { createActiveSessions } from '../gateway/dashboard/active-sessions.js';
+import { addDashboardRoutes } from '../gateway/dashboard/register-dashboard.js';
 import { createDelivery } from '../gateway/delivery/create-delivery.js';
 import type { EventBus } from '../gateway/events/event-bus.js';
 import { createMemoryEventBus } from '../gateway/events/memory-event-bus.js';
@@ -388,11 +390,30 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
     queue,
     bus,
     unavailableReason,
-    prompts: { store, approvals: runtime.approvalGate, runner, queue, logger, now: Date.now },
+    prompts: {
+      store,
+      approvals: runtime.approvalGate,
+      runner,
+      queue,
+      logger,
+      now: Date.now,
+      adapters: chatAdapters,
+    },
   });
+  const activeSessions = createActiveSessions();
   let app: FastifyInstance | undefined;
   if (options.role === 'gateway') {
     app = createHttpServer({ logger, metrics, readiness, auth: httpAuth ?? httpAuthOf(config, logger) });
+    addDashboardRoutes(app, {
+      store,
+      queue,
+      ingress,
+      readiness,
+      running: () => activeSessions.running(),
+      chatPlatforms: [...chatAdapters.keys()],
+      metrics,
+      now: Date.now,
+    });
     mountRoutes(app, routes, {
       ingress,
       deliverToChat:
@@ -420,7 +441,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
   async function startWorkers(): Promise<void> {
     if (workersStarted) return;
     workersStarted = true;
-    await queue.startWorkers(runner.handle, {
+    await queue.startWorkers(activeSessions.wrap(runner.handle), {
       concurrency: config.queue.concurrency,
       onFailed: async (sessionKey, items, error) => {
         logger.error(

@@ -361,6 +361,11 @@ const apiServerSchema = z
       .min(1024)
       .max(64 * 1_048_576)
       .default(1_048_576),
+    /**
+     * Token of the operator dashboard (`/ui`, HERMES_DASHBOARD_TOKEN): its JSON under `/ui/api/`
+     * asks for `Authorization: Bearer <token>`. Unset: only requests from a loopback address.
+     */
+    dashboard_token: z.string().min(16).optional(),
   })
   .strict();
 
@@ -573,6 +578,7 @@ export const SECRET_PATHS: readonly string[] = [
   'platforms.webhook.secret',
   'platforms.webhook.routes.*.secret',
   'platforms.api_server.key',
+  'platforms.api_server.dashboard_token',
   'mcp_servers.*.env.*',
   'mcp_servers.*.headers.*',
 ];

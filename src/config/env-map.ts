@@ -22,6 +22,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'HERMES_LOG_LEVEL', path: 'logging.level', kind: 'string' },
   { name: 'API_SERVER_ENABLED', path: 'platforms.api_server.enabled', kind: 'bool' },
   { name: 'API_SERVER_KEY', path: 'platforms.api_server.key', kind: 'string' },
+  { name: 'HERMES_DASHBOARD_TOKEN', path: 'platforms.api_server.dashboard_token', kind: 'string' },
   { name: 'TELEGRAM_BOT_TOKEN', path: 'platforms.telegram.bot_token', kind: 'string' },
   { name: 'TELEGRAM_API_ROOT', path: 'platforms.telegram.api_root', kind: 'string' },
   { name: 'TELEGRAM_ALLOWED_USERS', path: 'platforms.telegram.allowed_users', kind: 'csv' },

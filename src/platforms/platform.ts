@@ -35,8 +35,10 @@ import type { TurnEndOutbox, WebhookRunRecords } from './webhook-run-records.js'
  * - `monitoring`: the API key too when `http.metrics_auth` says so (`/metrics`, `/readyz`).
  * - `signed`: the route's own secret (a webhook signature over the body, Telegram's secret
  *   token), checked by its handler before it does anything else.
+ * - `operator`: the operator dashboard's token (`Authorization: Bearer <HERMES_DASHBOARD_TOKEN>`);
+ *   with none set, only a client whose connection comes from a loopback address.
  */
-export const ROUTE_ACCESS = ['public', 'api_key', 'monitoring', 'signed'] as const;
+export const ROUTE_ACCESS = ['public', 'api_key', 'monitoring', 'signed', 'operator'] as const;
 export type RouteAccess = (typeof ROUTE_ACCESS)[number];
 
 /** Route options declaring who may call the route: `app.get(url, access('api_key'), handler)`. */

@@ -34,6 +34,8 @@ export interface HttpAuth {
   readonly apiKey: string | undefined;
   /** True when `/metrics` and `/readyz` ask for the API key too (`http.metrics_auth`). */
   readonly monitoringNeedsKey: boolean;
+  /** The operator dashboard's token; undefined: `operator` routes answer loopback clients only. */
+  readonly dashboardToken?: string | undefined;
 }
 
 /**
@@ -58,7 +60,7 @@ export function httpAuthOf(config: Config, logger: Logger): HttpAuth {
       '/metrics and /readyz answer without a key on a non-loopback address',
     );
   }
-  return { apiKey, monitoringNeedsKey };
+  return { apiKey, monitoringNeedsKey, dashboardToken: config.platforms.api_server.dashboard_token };
 }
 
 /**
@@ -90,6 +92,27 @@ export const MAX_JSON_BODY_DEPTH = 256;
 function keyGuard(key: string) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> =>
     bearerMatches(request.headers.authorization, key) ? undefined : refuseKey(reply);
+}
+
+/** True when the connection itself comes from this machine (the socket's peer, never a header). */
+export function fromLoopback(request: FastifyRequest): boolean {
+  const address = request.socket.remoteAddress ?? '';
+  return isLoopbackHost(address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address);
+}
+
+const OPERATOR_HINT =
+  'The dashboard needs its token (Authorization: Bearer <HERMES_DASHBOARD_TOKEN>), or a loopback client when none is set.';
+
+function operatorGuard(token: string | undefined) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    const allowed =
+      token === undefined ? fromLoopback(request) : bearerMatches(request.headers.authorization, token);
+    if (allowed) return undefined;
+    return reply
+      .code(token === undefined ? 403 : 401)
+      .headers(token === undefined ? {} : { 'www-authenticate': 'Bearer' })
+      .send({ error: { message: OPERATOR_HINT, type: 'operator_only' } });
+  };
 }
 
 /**
@@ -129,6 +152,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     signed: undefined,
     api_key: apiKey === undefined ? undefined : keyGuard(apiKey),
     monitoring: apiKey !== undefined && monitoringNeedsKey ? keyGuard(apiKey) : undefined,
+    operator: operatorGuard(options.auth.dashboardToken),
   });
 
   app.get('/healthz', access('public'), async () => ({ status: 'ok' }));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { approvalRequestSchema } from '../../approval/approval-schemas.js';
 import type { ApprovalGateController } from '../../approval/create-approval-gate.js';
+import type { PlatformAdapter } from '../../platforms/adapter.js';
 import type { PromptAnswer, PromptAnswerStatus, PromptRef } from '../../platforms/ingress.js';
 import type { ControlDeps } from '../control-deps.js';
 import { settleApprovalPrompt, unsentMessageId } from '../outbound/approval-decisions.js';
@@ -14,6 +15,8 @@ export interface PlatformPromptDeps {
   readonly queue: Pick<TurnQueue, 'interrupt'>;
   readonly logger: ControlDeps['logger'];
   readonly now: () => number;
+  /** Chat adapters of this process: a prompt also shown in a chat is edited there when decided. */
+  readonly adapters?: ReadonlyMap<string, PlatformAdapter>;
 }
 
 const clarifySchema = z.object({ question: z.string(), choices: z.array(z.string()).default([]) });
@@ -31,6 +34,7 @@ function clarifyPromptId(parkId: string): string {
  */
 export function createPlatformPrompts(deps: PlatformPromptDeps) {
   const settleDeps = deps;
+  const adapters: ReadonlyMap<string, PlatformAdapter> = deps.adapters ?? new Map();
 
   /** The prompt record for `ref`, saved first when nobody recorded it yet (a prompt shown over HTTP). */
   async function recorded(ref: PromptRef): Promise<ActionPromptRecord | undefined> {
@@ -105,10 +109,10 @@ export function createPlatformPrompts(deps: PlatformPromptDeps) {
     });
     switch (report.status) {
       case 'recorded':
-        await settleApprovalPrompt(settleDeps, new Map(), prompt, given.choice, who);
+        await settleApprovalPrompt(settleDeps, adapters, prompt, given.choice, who);
         return { status: 'recorded' };
       case 'expired':
-        await settleApprovalPrompt(settleDeps, new Map(), prompt, 'timeout', undefined);
+        await settleApprovalPrompt(settleDeps, adapters, prompt, 'timeout', undefined);
         return { status: 'expired' };
       case 'already_decided':
       case 'forbidden':
@@ -132,7 +136,7 @@ export function createPlatformPrompts(deps: PlatformPromptDeps) {
       cancelled += 1;
       const prompt = await deps.store.findActionPromptByRequest(request.id);
       if (prompt !== undefined)
-        await settleApprovalPrompt(settleDeps, new Map(), prompt, 'cancelled', undefined);
+        await settleApprovalPrompt(settleDeps, adapters, prompt, 'cancelled', undefined);
     }
     if (pending?.reason === 'clarify') {
       const prompt = await deps.store.getActionPrompt(clarifyPromptId(pending.parkId));

@@ -66,6 +66,7 @@ describe('every route of the gateway enforces its own access, whatever the path 
         OPENAI_API_KEY: 'sk-test-0123456789abcdef',
         HERMES_MODEL: 'fake-model',
         API_SERVER_KEY: API_KEY,
+        HERMES_DASHBOARD_TOKEN: 'route-table-dashboard-token-0123',
         TELEGRAM_BOT_TOKEN: telegram.token,
         TELEGRAM_API_ROOT: telegram.apiRoot,
         TELEGRAM_WEBHOOK_URL: 'https://bot.example/telegram/webhook',
@@ -108,6 +109,8 @@ describe('every route of the gateway enforces its own access, whatever the path 
         'POST /webhooks/std',
         'POST /webhooks/bear',
         'POST /telegram/webhook',
+        'GET /ui/api/overview',
+        'POST /ui/api/approvals/:id/decision',
       ]),
     );
     expect(routes.filter((r) => r.access === 'public').map((r) => `${r.method} ${r.url}`)).toEqual(

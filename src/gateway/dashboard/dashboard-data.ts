@@ -1,0 +1,241 @@
+import { approvalRequestSchema } from '../../approval/approval-schemas.js';
+import type { Ingress, PromptAnswerStatus, PromptRef } from '../../platforms/ingress.js';
+import type { ReadinessCheck } from '../http/create-http-server.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import type { TurnQueue } from '../queue/turn-queue.js';
+import { parseSessionKey } from '../session-key.js';
+import type { OutboxStore } from '../store/outbox-store.js';
+import type { ParkedTurnStore } from '../store/parked-turn-store.js';
+import type { SessionStore } from '../store/session-store.js';
+import type { TranscriptStore } from '../store/transcript-store.js';
+import { parkedStateSchema } from '../turn/parked-state.js';
+
+/** What the dashboard reads and does; all of it comes from the gateway (nothing of its own). */
+export interface DashboardDeps {
+  readonly store: Pick<ParkedTurnStore, 'listParkedTurns'> &
+    Pick<SessionStore, 'listSessions'> &
+    Pick<OutboxStore, 'listOutbox'> &
+    Pick<SessionStore, 'getSession'> &
+    Pick<TranscriptStore, 'listMessages'>;
+  /** The chat platforms whose outbox is shown. */
+  readonly chatPlatforms: readonly string[];
+  readonly queue: Pick<TurnQueue, 'depth' | 'activeTurns'>;
+  readonly ingress: Pick<Ingress, 'answerPrompt'>;
+  readonly readiness: () => readonly ReadinessCheck[];
+  /** Session key → start of the turn running in this process. */
+  readonly running: () => ReadonlyMap<string, number>;
+  /** This process's counters, the same as `/metrics`. */
+  readonly metrics: Pick<GatewayMetrics, 'turns' | 'turnSeconds' | 'modelSeconds' | 'deliveriesFailed'>;
+  readonly now: () => number;
+}
+
+export interface PendingApproval {
+  readonly id: string;
+  readonly command: string;
+  readonly why: readonly string[];
+  readonly expiresAt: number;
+  readonly sessionKey: string;
+  readonly platform: string;
+  readonly chatId: string;
+  readonly userId: string | undefined;
+  readonly ref: PromptRef;
+}
+
+/** The approvals parked turns wait for, oldest first. */
+export async function pendingApprovals(deps: DashboardDeps): Promise<PendingApproval[]> {
+  const list: PendingApproval[] = [];
+  for (const parked of await deps.store.listParkedTurns()) {
+    if (parked.reason !== 'approval') continue;
+    const state = parkedStateSchema.safeParse(parked.state);
+    if (!state.success) continue;
+    const request = approvalRequestSchema.safeParse(state.data.request);
+    if (!request.success) continue;
+    const origin = state.data.origin;
+    list.push({
+      id: request.data.id,
+      command: request.data.command,
+      why: request.data.findings.map((finding) => finding.description),
+      expiresAt: request.data.expiresAt,
+      sessionKey: parked.sessionKey,
+      platform: origin.platform,
+      chatId: origin.chatId,
+      userId: origin.userId,
+      ref: {
+        platform: origin.platform,
+        chatId: origin.chatId,
+        sessionKey: parked.sessionKey,
+        turnId: parked.turnId,
+        parkId: state.data.parkId,
+        reason: 'approval',
+        payload: state.data.request,
+        userId: origin.userId,
+      },
+    });
+  }
+  return list.sort((a, b) => a.expiresAt - b.expiresAt);
+}
+
+/** Decides a pending approval as the operator, through the chat buttons' path (first answer wins). */
+export async function decideAsOperator(
+  deps: DashboardDeps,
+  requestId: string,
+  choice: 'once' | 'deny',
+): Promise<PromptAnswerStatus | 'not_found'> {
+  const pending = (await pendingApprovals(deps)).find((approval) => approval.id === requestId);
+  if (pending === undefined) return 'not_found';
+  const result = await deps.ingress.answerPrompt(
+    pending.ref,
+    { kind: 'approval', choice },
+    { userId: 'operator', name: 'operator', admin: true },
+  );
+  return result.status;
+}
+
+export type SessionState = 'idle' | 'running' | 'waiting_for_approval' | 'waiting_for_input';
+
+export interface LiveSession {
+  readonly key: string;
+  readonly platform: string;
+  readonly chat: string;
+  readonly user: string | undefined;
+  readonly lastActivity: number;
+  readonly state: SessionState;
+}
+
+/** The most recently active sessions (at most `limit`), with what each is doing. */
+export async function liveSessions(deps: DashboardDeps, limit = 50): Promise<LiveSession[]> {
+  const parked = await deps.store.listParkedTurns();
+  const running = deps.running();
+  const sessions = await deps.store.listSessions({ limit });
+  return sessions.map((session) => {
+    const wait = parked.find((turn) => turn.sessionKey === session.key);
+    const started = running.get(session.key);
+    const state: SessionState =
+      wait?.reason === 'approval'
+        ? 'waiting_for_approval'
+        : wait?.reason === 'clarify'
+          ? 'waiting_for_input'
+          : started !== undefined
+            ? 'running'
+            : 'idle';
+    const origin = wait === undefined ? undefined : parkedStateSchema.safeParse(wait.state);
+    let platform = '?';
+    let chat = session.key;
+    let user: string | undefined;
+    try {
+      const parts = parseSessionKey(session.key);
+      platform = parts.platform;
+      chat = `${parts.chatType}:${parts.rest[0] ?? ''}`;
+      user = parts.chatType === 'dm' ? parts.rest[0] : parts.rest.slice(1).join(':') || undefined;
+    } catch {
+      // A key that is not ours is shown whole.
+    }
+    if (origin?.success === true && origin.data.origin.userId !== undefined) user = origin.data.origin.userId;
+    return {
+      key: session.key,
+      platform,
+      chat,
+      user,
+      lastActivity: Math.max(session.updatedAt, wait?.createdAt ?? 0, started ?? 0),
+      state,
+    };
+  });
+}
+
+/** What `/readyz` reports, check by check. */
+export async function healthChecks(deps: DashboardDeps) {
+  return Promise.all(
+    deps.readiness().map(async ({ name, check }) => {
+      try {
+        const result = await check();
+        return { name, ok: result.ok, ...(result.reason !== undefined ? { reason: result.reason } : {}) };
+      } catch (error) {
+        return { name, ok: false, reason: (error as Error).message };
+      }
+    }),
+  );
+}
+
+/** Queue figures: waiting items, turns running in this process, approvals pending. */
+export async function queueFigures(deps: DashboardDeps, pending: number) {
+  return {
+    depth: await deps.queue.depth(),
+    activeTurns: deps.queue.activeTurns(),
+    pendingApprovals: pending,
+  };
+}
+
+/** Sum and count of a histogram's observations (its `_sum` and `_count` series). */
+async function meanSeconds(
+  histogram: GatewayMetrics['turnSeconds'],
+): Promise<{ count: number; mean: number | null }> {
+  const { values } = await histogram.get();
+  const sum = values.find((value) => value.metricName?.endsWith('_sum'))?.value ?? 0;
+  const count = values.find((value) => value.metricName?.endsWith('_count'))?.value ?? 0;
+  return { count, mean: count === 0 ? null : sum / count };
+}
+
+/**
+ * Turn figures since this process started, from the `/metrics` counters: turns by outcome, mean
+ * turn and model-request time (seconds), and outbound messages given up on.
+ */
+export async function turnFigures(deps: DashboardDeps) {
+  const byOutcome: Record<string, number> = {};
+  for (const value of (await deps.metrics.turns.get()).values) {
+    byOutcome[String(value.labels['outcome'] ?? '?')] = value.value;
+  }
+  const turn = await meanSeconds(deps.metrics.turnSeconds);
+  const model = await meanSeconds(deps.metrics.modelSeconds);
+  const failedDeliveries = (await deps.metrics.deliveriesFailed.get()).values.reduce(
+    (sum, v) => sum + v.value,
+    0,
+  );
+  return {
+    byOutcome,
+    meanTurnSeconds: turn.mean,
+    modelRequests: model.count,
+    meanModelSeconds: model.mean,
+    failedDeliveries,
+  };
+}
+
+/** Answers, failure notices and prompts still to deliver to the chat platforms, oldest first (at most 20 each). */
+export async function pendingOutbox(deps: DashboardDeps) {
+  const lists = await Promise.all(
+    deps.chatPlatforms.map((platform) => deps.store.listOutbox({ platform, limit: 20 })),
+  );
+  return lists.flat().map((entry) => ({
+    platform: entry.platform,
+    kind: entry.kind,
+    chatId: entry.origin.chatId,
+    createdAt: entry.createdAt,
+    attempts: entry.attempts,
+    lastAttemptAt: entry.lastAttemptAt,
+  }));
+}
+
+/**
+ * The last messages (at most 200) of a session's current conversation: user and assistant text,
+ * and tool calls with their results (the page folds those). Undefined for an unknown session.
+ */
+export async function sessionTranscript(deps: DashboardDeps, key: string) {
+  const session = await deps.store.getSession(key);
+  if (session === undefined) return undefined;
+  const messages = await deps.store.listMessages(session.sessionId, { limit: 200, tail: true });
+  return messages
+    .filter((message) => message.role !== 'system')
+    .map((message) => ({
+      role: message.role,
+      text: message.content ?? '',
+      ...(message.toolCalls !== undefined && message.toolCalls.length > 0
+        ? {
+            toolCalls: message.toolCalls.map((call) => ({
+              name: call.function.name,
+              arguments: call.function.arguments,
+            })),
+          }
+        : {}),
+      ...(message.role === 'tool' && message.name !== undefined ? { tool: message.name } : {}),
+      at: message.createdAt,
+    }));
+}
