@@ -403,8 +403,10 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
   const activeSessions = createActiveSessions();
   let app: FastifyInstance | undefined;
   if (options.role === 'gateway') {
-    app = createHttpServer({ logger, metrics, readiness, auth: httpAuth ?? httpAuthOf(config, logger) });
+    const auth = httpAuth ?? httpAuthOf(config, logger);
+    app = createHttpServer({ logger, metrics, readiness, auth });
     addDashboardRoutes(app, {
+      tokenSet: auth.dashboardToken !== undefined,
       store,
       queue,
       ingress,

@@ -27,6 +27,12 @@ export interface DashboardDeps {
   /** This process's counters, the same as `/metrics`. */
   readonly metrics: Pick<GatewayMetrics, 'turns' | 'turnSeconds' | 'modelSeconds' | 'deliveriesFailed'>;
   readonly now: () => number;
+  /**
+   * True when a dashboard token is set. Without one, `operator` routes answer any loopback client —
+   * the agent's own commands included (a sandbox that shares the network sees loopback) — so an
+   * approval from the dashboard needs the token; denying does not.
+   */
+  readonly tokenSet: boolean;
 }
 
 export interface PendingApproval {

@@ -107,6 +107,18 @@ export function addDashboardRoutes(app: FastifyInstance, deps: DashboardDeps): v
           .code(400)
           .send({ error: { message: 'send {"choice": "once" | "deny"}', type: 'invalid' } });
       }
+      if (body.data.choice !== 'deny' && !deps.tokenSet) {
+        return reply
+          .code(403)
+          .headers(SECURITY)
+          .send({
+            error: {
+              message:
+                'Approving from the dashboard needs HERMES_DASHBOARD_TOKEN: without it, anything on this machine that reaches the port — the agent’s own commands included — could approve its own commands. Deny works without it.',
+              type: 'operator_token_required',
+            },
+          });
+      }
       const status = await decideAsOperator(deps, request.params.id, body.data.choice);
       return reply
         .code(STATUS_CODES[status] ?? 400)

@@ -47,10 +47,10 @@ describe('the operator dashboard and a chat platform (Telegram fake, embedded qu
     return runsApi(`${running.gw.baseURL.replace(/\/v1$/, '')}/ui/api`);
   }
 
-  it('shows a chat turn parked on a command; the operator approves it and the chat gets its answer', async () => {
+  it('shows a chat turn parked on a command; without a dashboard token the operator may deny it but not approve it, and the chat gets its answer', async () => {
     const ui = await start();
     mkdirSync(join(dirs.workdir, 'build'));
-    model.script(terminalCall('rm -rf build'), { content: 'Build folder removed.' });
+    model.script(terminalCall('rm -rf build'), { content: 'Kept the build folder.' });
     fake.sendText({ chatId: ANN.id, from: ANN, text: 'remove build' });
     await waitFor(() => fake.messages(ANN.id).some((m) => m.buttons.length > 0));
     const shown = fake.messages(ANN.id).find((m) => m.buttons.length > 0);
@@ -71,12 +71,18 @@ describe('the operator dashboard and a chat platform (Telegram fake, embedded qu
     const health = overview['health'] as Array<Record<string, unknown>>;
     expect(health.find((check) => check['name'] === 'platform:telegram')).toMatchObject({ ok: true });
 
-    const decided = await ui.call('POST', `/approvals/${String(approval?.['id'])}/decision`, {
+    // Loopback without a token could be the agent's own command: approving needs the token.
+    const refused = await ui.call('POST', `/approvals/${String(approval?.['id'])}/decision`, {
       choice: 'once',
     });
+    expect(refused.status).toBe(403);
+    expect((refused.body['error'] as Record<string, unknown>)['type']).toBe('operator_token_required');
+    const decided = await ui.call('POST', `/approvals/${String(approval?.['id'])}/decision`, {
+      choice: 'deny',
+    });
     expect(decided.body).toEqual({ status: 'recorded' });
-    await waitFor(() => fake.messages(ANN.id).some((m) => m.text === 'Build folder removed.'));
-    expect(existsSync(join(dirs.workdir, 'build'))).toBe(false);
+    await waitFor(() => fake.messages(ANN.id).some((m) => m.text === 'Kept the build folder.'));
+    expect(existsSync(join(dirs.workdir, 'build'))).toBe(true);
     // The prompt in the chat says who decided, and its buttons are gone; a stale press is refused.
     expect(fake.message(promptId)?.text).toMatch(/operator/);
     expect(fake.message(promptId)?.buttons).toEqual([]);
