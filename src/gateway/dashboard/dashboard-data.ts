@@ -30,7 +30,7 @@ export interface DashboardDeps {
   /**
    * True when a dashboard token is set. Without one, `operator` routes answer any loopback client —
    * the agent's own commands included (a sandbox that shares the network sees loopback) — so an
-   * approval from the dashboard needs the token; denying does not.
+   * approval from the dashboard needs the token, and so does reading a transcript; denying does not.
    */
   readonly tokenSet: boolean;
 }

@@ -82,6 +82,20 @@ export function addDashboardRoutes(app: FastifyInstance, deps: DashboardDeps): v
     '/ui/api/sessions/:key/transcript',
     access('operator'),
     async (request, reply) => {
+      // Conversations are other people's words: a loopback client without the token may be the
+      // agent's own command, reading them from another session.
+      if (!deps.tokenSet) {
+        return reply
+          .code(403)
+          .headers(SECURITY)
+          .send({
+            error: {
+              message:
+                'Reading transcripts from the dashboard needs HERMES_DASHBOARD_TOKEN: without it, anything on this machine that reaches the port — the agent’s own commands included — could read every conversation.',
+              type: 'operator_token_required',
+            },
+          });
+      }
       const messages = await sessionTranscript(deps, request.params.key);
       if (messages === undefined) {
         return reply.code(404).send({ error: { message: 'no such session', type: 'not_found' } });

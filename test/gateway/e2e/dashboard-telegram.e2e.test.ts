@@ -77,6 +77,12 @@ describe('the operator dashboard and a chat platform (Telegram fake, embedded qu
     });
     expect(refused.status).toBe(403);
     expect((refused.body['error'] as Record<string, unknown>)['type']).toBe('operator_token_required');
+    // So does reading a conversation.
+    const transcript = await ui.call(
+      'GET',
+      `/sessions/${encodeURIComponent(String(sessions[0]?.['key']))}/transcript`,
+    );
+    expect(transcript.status).toBe(403);
     const decided = await ui.call('POST', `/approvals/${String(approval?.['id'])}/decision`, {
       choice: 'deny',
     });
