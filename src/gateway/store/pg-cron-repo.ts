@@ -2,8 +2,9 @@ import { HermesError } from '../../errors/hermes-error.js';
 import type { CronJob, CronJobInput, CronJobPatch, ListCronJobsOptions } from './cron-store.js';
 import type { PgPool } from './pg-database.js';
 import { pgText } from './pg-values.js';
-import { checkText, jobRow, MAX_TEXT, RUN_RETENTION_MS, toJob } from './sqlite-cron-repo.js';
+import { jobRow, MAX_TEXT, RUN_RETENTION_MS, toJob } from './sqlite-cron-repo.js';
 import { parseRow, parseRows } from './sqlite-rows.js';
+import { checkId } from './store-checks.js';
 
 export interface PgCronRepo {
   create(input: CronJobInput): Promise<CronJob>;
@@ -36,20 +37,20 @@ export function createPgCronRepo(pool: PgPool, now: () => number): PgCronRepo {
              next_run_at, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'active', $16, $17, $17)`,
           [
-            checkText('job id', input.id, 64),
-            checkText('platform', input.chat.platform, 64),
-            checkText('chat type', input.chat.chatType, 32),
-            checkText('chat id', input.chat.chatId, 512),
+            checkId('job id', input.id, 64),
+            checkId('platform', input.chat.platform, 64),
+            checkId('chat type', input.chat.chatType, 32),
+            checkId('chat id', input.chat.chatId, 512),
             optionalText(input.chat.threadId),
-            checkText('session key', input.sessionKey, 512),
-            checkText('user id', input.createdBy, 512),
+            checkId('session key', input.sessionKey, 512),
+            checkId('user id', input.createdBy, 512),
             optionalText(input.createdByName),
             optionalText(input.name),
-            pgText(checkText('prompt', input.prompt, MAX_TEXT)),
-            checkText('schedule', input.schedule, 200),
+            pgText(checkId('prompt', input.prompt, MAX_TEXT)),
+            checkId('schedule', input.schedule, 200),
             input.scheduleKind,
-            checkText('schedule value', input.scheduleValue, 200),
-            checkText('time zone', input.timezone, 64),
+            checkId('schedule value', input.scheduleValue, 200),
+            checkId('time zone', input.timezone, 64),
             input.deliver,
             input.nextRunAt ?? null,
             createdAt,

@@ -1,25 +1,8 @@
-import { z } from 'zod';
 import type { PairedUser, PairingCode, PairingCodeInput } from './pairing-store.js';
 import { inPgTransaction, type PgPool } from './pg-database.js';
+import { codeRow, MAX_FIELD_LENGTH, toCode, userRow } from './sqlite-pairing-repo.js';
 import { orUndefined, parseRow, parseRows } from './sqlite-rows.js';
 import { checkId, checkPairingCode, pairingCodeOf } from './store-checks.js';
-
-const codeRow = z.object({
-  platform: z.string(),
-  code: z.string(),
-  user_id: z.string(),
-  user_name: z.string().nullable(),
-  created_at: z.number(),
-  expires_at: z.number(),
-});
-const userRow = z.object({
-  platform: z.string(),
-  user_id: z.string(),
-  user_name: z.string().nullable(),
-  approved_by: z.string(),
-  approved_at: z.number(),
-});
-const MAX_FIELD_LENGTH = 256;
 
 export interface PgPairingRepo {
   add(input: PairingCodeInput): Promise<PairingCode>;
@@ -133,16 +116,5 @@ export function createPgPairingRepo(pool: PgPool, now: () => number): PgPairingR
       const result = await pool.query('DELETE FROM pairing_codes WHERE expires_at <= $1', [now()]);
       return result.rowCount ?? 0;
     },
-  };
-}
-
-function toCode(row: z.infer<typeof codeRow>): PairingCode {
-  return {
-    code: row.code,
-    platform: row.platform,
-    userId: row.user_id,
-    userName: orUndefined(row.user_name),
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
   };
 }

@@ -1,7 +1,8 @@
 import type { PgPool } from './pg-database.js';
 import { pgText } from './pg-values.js';
 import { parseRow } from './sqlite-rows.js';
-import { checkId, deliverySchema, MAX_TEXT_LENGTH, runRow, toRun } from './sqlite-webhook-run-repo.js';
+import { deliverySchema, MAX_TEXT_LENGTH, runRow, toRun } from './sqlite-webhook-run-repo.js';
+import { checkId } from './store-checks.js';
 import type { WebhookRunInput, WebhookRunPatch, WebhookRunRecord } from './webhook-run-store.js';
 
 export interface PgWebhookRunRepo {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { HermesError } from '../../errors/hermes-error.js';
 import type { CronJob, CronJobInput, CronJobPatch, ListCronJobsOptions } from './cron-store.js';
 import { orNull, orUndefined, parseRow, parseRows } from './sqlite-rows.js';
+import { checkId } from './store-checks.js';
 
 /** A `cron_jobs` row, the same in SQLite and PostgreSQL. */
 export const jobRow = z.object({
@@ -77,20 +78,20 @@ export function createCronRepo(db: Database, now: () => number): CronRepo {
       const createdAt = input.createdAt ?? now();
       try {
         insert.run({
-          id: checkText('job id', input.id, 64),
-          platform: checkText('platform', input.chat.platform, 64),
-          chat_type: checkText('chat type', input.chat.chatType, 32),
-          chat_id: checkText('chat id', input.chat.chatId, 512),
+          id: checkId('job id', input.id, 64),
+          platform: checkId('platform', input.chat.platform, 64),
+          chat_type: checkId('chat type', input.chat.chatType, 32),
+          chat_id: checkId('chat id', input.chat.chatId, 512),
           thread_id: orNull(input.chat.threadId),
-          session_key: checkText('session key', input.sessionKey, 512),
-          created_by: checkText('user id', input.createdBy, 512),
+          session_key: checkId('session key', input.sessionKey, 512),
+          created_by: checkId('user id', input.createdBy, 512),
           created_by_name: orNull(input.createdByName),
           name: orNull(input.name),
-          prompt: checkText('prompt', input.prompt, MAX_TEXT),
-          schedule: checkText('schedule', input.schedule, 200),
+          prompt: checkId('prompt', input.prompt, MAX_TEXT),
+          schedule: checkId('schedule', input.schedule, 200),
           schedule_kind: input.scheduleKind,
-          schedule_value: checkText('schedule value', input.scheduleValue, 200),
-          timezone: checkText('time zone', input.timezone, 64),
+          schedule_value: checkId('schedule value', input.scheduleValue, 200),
+          timezone: checkId('time zone', input.timezone, 64),
           deliver: input.deliver,
           next_run_at: orNull(input.nextRunAt),
           created_at: createdAt,
@@ -183,11 +184,4 @@ export function toJob(row: z.infer<typeof jobRow>): CronJob {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
-}
-
-export function checkText(what: string, value: string, max: number): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > max) {
-    throw new HermesError('store_failed', `${what} must be a non-empty string of at most ${max} characters`);
-  }
-  return value;
 }

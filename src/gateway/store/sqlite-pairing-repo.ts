@@ -1,10 +1,11 @@
 import type { Database } from 'better-sqlite3';
 import { z } from 'zod';
-import { HermesError } from '../../errors/hermes-error.js';
 import type { PairedUser, PairingCode, PairingCodeInput } from './pairing-store.js';
 import { orNull, orUndefined, parseRow, parseRows } from './sqlite-rows.js';
+import { checkId, checkPairingCode, pairingCodeOf } from './store-checks.js';
 
-const codeRow = z.object({
+/** Pairing rows, the same in SQLite and PostgreSQL. */
+export const codeRow = z.object({
   platform: z.string(),
   code: z.string(),
   user_id: z.string(),
@@ -12,7 +13,7 @@ const codeRow = z.object({
   created_at: z.number(),
   expires_at: z.number(),
 });
-const userRow = z.object({
+export const userRow = z.object({
   platform: z.string(),
   user_id: z.string(),
   user_name: z.string().nullable(),
@@ -20,8 +21,7 @@ const userRow = z.object({
   approved_at: z.number(),
 });
 
-const CODE_PATTERN = /^[A-Z0-9]{4,32}$/;
-const MAX_FIELD_LENGTH = 256;
+export const MAX_FIELD_LENGTH = 256;
 
 export interface PairingRepo {
   add(input: PairingCodeInput): PairingCode;
@@ -99,9 +99,9 @@ export function createPairingRepo(db: Database, now: () => number): PairingRepo 
   return {
     add: (input) => {
       const code: PairingCode = {
-        code: normaliseCode(input.code),
-        platform: checkField('platform', input.platform),
-        userId: checkField('user id', input.userId),
+        code: checkPairingCode(input.code),
+        platform: checkId('platform', input.platform, MAX_FIELD_LENGTH),
+        userId: checkId('user id', input.userId, MAX_FIELD_LENGTH),
         userName: input.userName === undefined ? undefined : input.userName.slice(0, MAX_FIELD_LENGTH),
         createdAt: input.createdAt ?? now(),
         expiresAt: input.expiresAt,
@@ -121,9 +121,9 @@ export function createPairingRepo(db: Database, now: () => number): PairingRepo 
         toCode,
       ),
     consume: (platform, code, approvedBy) => {
-      const normalised = code.trim().toUpperCase();
-      if (!CODE_PATTERN.test(normalised)) return undefined;
-      return consumeTx.immediate(platform, normalised, checkField('approver', approvedBy));
+      const normalised = pairingCodeOf(code);
+      if (normalised === undefined) return undefined;
+      return consumeTx.immediate(platform, normalised, checkId('approver', approvedBy, MAX_FIELD_LENGTH));
     },
     clearCodes: (platform) => clearCodesStmt.run({ platform: platform ?? null }).changes,
     isPaired: (platform, userId) => isPairedStmt.get(platform, userId) !== undefined,
@@ -140,7 +140,7 @@ export function createPairingRepo(db: Database, now: () => number): PairingRepo 
   };
 }
 
-function toCode(row: z.infer<typeof codeRow>): PairingCode {
+export function toCode(row: z.infer<typeof codeRow>): PairingCode {
   return {
     code: row.code,
     platform: row.platform,
@@ -149,22 +149,4 @@ function toCode(row: z.infer<typeof codeRow>): PairingCode {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
   };
-}
-
-function normaliseCode(code: string): string {
-  const normalised = code.trim().toUpperCase();
-  if (!CODE_PATTERN.test(normalised)) {
-    throw new HermesError('store_failed', 'a pairing code must be 4-32 letters or digits');
-  }
-  return normalised;
-}
-
-function checkField(what: string, value: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_FIELD_LENGTH) {
-    throw new HermesError(
-      'store_failed',
-      `${what} must be a non-empty string of at most ${MAX_FIELD_LENGTH} characters`,
-    );
-  }
-  return value;
 }

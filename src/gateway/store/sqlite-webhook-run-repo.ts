@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { z } from 'zod';
-import { HermesError } from '../../errors/hermes-error.js';
 import { orNull, orUndefined, parseJsonColumn, parseRow } from './sqlite-rows.js';
+import { checkId } from './store-checks.js';
 import type {
   WebhookDeliveryState,
   WebhookRunInput,
@@ -33,7 +33,6 @@ export const deliverySchema: z.ZodType<WebhookDeliveryState> = z.union([
   z.object({ status: z.literal('failed'), attempts: z.number(), error: z.string() }),
 ]);
 
-const MAX_ID_LENGTH = 512;
 /** Results are capped like the run record in memory was (the callback carries the whole text). */
 export const MAX_TEXT_LENGTH = 200_000;
 
@@ -125,14 +124,4 @@ export function toRun(row: z.infer<typeof runRow>): WebhookRunRecord {
     error: orUndefined(row.error),
     delivery: parseJsonColumn(deliverySchema, row.delivery, 'webhook run delivery'),
   };
-}
-
-export function checkId(what: string, value: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) {
-    throw new HermesError(
-      'store_failed',
-      `${what} must be a non-empty string of at most ${MAX_ID_LENGTH} characters`,
-    );
-  }
-  return value;
 }

@@ -1,8 +1,8 @@
 import { HermesError } from '../../errors/hermes-error.js';
 
 /*
- * Input checks shared by store implementations (the PostgreSQL one uses them; the SQLite repos
- * keep their own copies of the same rules). Every failure is `store_failed`.
+ * Input checks shared by store implementations (the PostgreSQL repos and the newer SQLite repos;
+ * the older SQLite repos still keep copies of the same rules). Every failure is `store_failed`.
  */
 
 export const MAX_STORE_ID_LENGTH = 512;
