@@ -86,7 +86,9 @@ function splitWithReserve(text: string, maxLength: number, unit: LengthUnit, res
 
     const { cut, skip, atLineStart: nextAtLineStart } = chooseCut(rest, budget, unit, segmenter);
     const content = rest.slice(0, cut).trimEnd();
-    const after = fenceStateAfter(rest.slice(0, cut), open, atLineStart);
+    // A line cut in the middle is judged whole: "``` x" is no fence line even if "```" is.
+    const lineEnd = nextAtLineStart ? cut : rest.indexOf('\n', cut);
+    const after = fenceStateAfter(rest.slice(0, lineEnd === -1 ? rest.length : lineEnd), open, atLineStart);
     if (content.trim() !== '') {
       const prefix = repair ? reopen : '';
       const suffix = repair && after !== undefined ? closeLine(after) : '';

@@ -163,6 +163,17 @@ describe('splitMessage', () => {
     expect(parts.slice(1).some((part) => part.includes('```'))).toBe(false);
   });
 
+  it('judges a line cut in the middle whole: a backtick in its info string means no fence', () => {
+    // "``` word … `x`" is not a fence line (a backtick fence's info string has no backticks), but
+    // its first part alone would look like one: nothing may be closed or reopened, nothing added.
+    const text = `\`\`\` ${'word '.repeat(10)}\`x\``;
+    for (const max of [3, 20, 33]) {
+      const parts = utf16(text, max);
+      expectWellFormed(parts, max, 'utf16');
+      expect(parts.join('').replace(/\s+/g, '')).toBe(text.replace(/\s+/g, ''));
+    }
+  });
+
   it('adds part indicators when asked, within the limit', () => {
     const text = 'word '.repeat(30).trim();
     const parts = splitMessage(text, { maxLength: 50, unit: 'utf16', partIndicators: true });
