@@ -7,17 +7,20 @@ import { startFakeModel } from './gateway/start-fake-model.js';
 import { startLoadClient } from './gateway/start-load-client.js';
 import type { LoadResult } from './lib/closed-loop.js';
 import { envInt } from './lib/env-int.js';
+import { heapCensus, heapGrowth, takeHeapSnapshot } from './lib/heap-census.js';
 import { memoryAfterGc } from './lib/memory.js';
 import { environment, round, summarize } from './lib/stats.js';
 
 /**
  * Soak: many turns over many sessions through the API server of one embedded gateway (zero-latency
- * fake model in a child process, HTTP clients in a load-client child). Two halves: the first
- * spreads its turns over half the sessions, the second over all of them, so the second half
- * adds as many new sessions as the first. After each half the sessions go idle (no turn in
- * flight), then heap and RSS are taken after forced GC: what the second half added, divided by
- * the sessions it added, is what an idle session keeps in memory. RSS and event-loop delay are
- * sampled all along.
+ * fake model in a child process, HTTP clients in a load-client child). Three phases of equal turns:
+ * A and B over the same half of the sessions, C over all of them, so C adds as many sessions as A
+ * had. After each phase the sessions go idle (no turn in flight), heap and RSS are taken after
+ * forced GC and a heap snapshot is written. B − A is what turns alone leave behind (the queue's
+ * one-hour dedupe window, say); (C − B) − (B − A), divided by the sessions C added, is what an
+ * idle session keeps. The snapshots are counted by kind of object (constructor, closure,
+ * string…) the same way: a kind that gained at least one object per two added sessions is memory
+ * growing with the session count. RSS and event-loop delay are sampled all along.
  */
 const TURNS = envInt('BENCH_SOAK_TURNS', 50_000);
 const SESSIONS = envInt('BENCH_SOAK_SESSIONS', 5_000);
@@ -63,16 +66,24 @@ const sampler = setInterval(() => {
   lag.reset();
 }, SAMPLE_MS);
 
-const half = Math.floor(TURNS / 2);
-const firstSessions = Math.max(1, Math.floor(SESSIONS / 2));
-progress(`first half: ${half} turns over ${firstSessions} sessions`);
-const first = await batch(half, firstSessions);
-await sleep(IDLE_MS);
-const afterFirst = await memoryAfterGc();
-progress(`second half: ${TURNS - half} turns over ${SESSIONS} sessions`);
-const second = await batch(TURNS - half, SESSIONS);
-await sleep(IDLE_MS);
-const afterSecond = await memoryAfterGc();
+// Three phases of the same number of turns: A and B over the same half of the sessions, C over
+// all of them. B − A is what turns alone leave behind (time-bounded windows such as the queue's
+// one-hour dedupe); (C − B) − (B − A) is what the sessions C added keep once idle.
+const phaseTurns = Math.floor(TURNS / 3);
+const halfSessions = Math.max(1, Math.floor(SESSIONS / 2));
+const phase = async (label: string, sessions: number) => {
+  progress(`phase ${label}: ${phaseTurns} turns over ${sessions} sessions`);
+  const load = await batch(phaseTurns, sessions);
+  await sleep(IDLE_MS);
+  const memory = await memoryAfterGc();
+  const rssPeak = Math.max(...rssSamples.splice(0), 0);
+  const snapshot = takeHeapSnapshot();
+  lag.reset(); // writing the snapshot blocks the loop for seconds: not the gateway's lag
+  return { load, memory, snapshot, rssPeak };
+};
+const a = await phase('A', halfSessions);
+const b = await phase('B', halfSessions);
+const c = await phase('C', SESSIONS);
 clearInterval(sampler);
 lag.disable();
 
@@ -80,10 +91,28 @@ await client.close();
 await gw.close();
 await model.close();
 
-const latencies = summarize([...first.latenciesMs, ...second.latenciesMs]);
+const loads = [a.load, b.load, c.load];
+const errors = loads.reduce((sum, load) => sum + load.errors, 0);
+const firstError = loads.find((load) => load.firstError !== undefined)?.firstError;
+const latencies = summarize(loads.flatMap((load) => load.latenciesMs));
 const lags = summarize(lagSamples);
-const addedSessions = SESSIONS - firstSessions;
-const heapPerSessionKb = round(((afterSecond.heap_used_mb - afterFirst.heap_used_mb) * 1024) / addedSessions);
+const addedSessions = SESSIONS - halfSessions;
+const [censusA, censusB, censusC] = [a.snapshot, b.snapshot, c.snapshot].map(heapCensus) as [
+  ReturnType<typeof heapCensus>,
+  ReturnType<typeof heapCensus>,
+  ReturnType<typeof heapCensus>,
+];
+const byTurns = new Map(heapGrowth(censusA, censusB).map((kind) => [kind.kind, kind]));
+const bySessions = heapGrowth(censusB, censusC)
+  .map((kind) => ({
+    kind: kind.kind,
+    added: kind.added - (byTurns.get(kind.kind)?.added ?? 0),
+    added_bytes: kind.added_bytes - (byTurns.get(kind.kind)?.added_bytes ?? 0),
+  }))
+  .sort((x, y) => y.added - x.added);
+const growingWithSessions = bySessions.filter((kind) => kind.added * 2 >= addedSessions);
+const heapBySessionsMb = c.memory.heap_used_mb - 2 * b.memory.heap_used_mb + a.memory.heap_used_mb;
+const heapPerSessionKb = round(Math.max(0, heapBySessionsMb * 1024) / addedSessions);
 const result = {
   name: 'soak',
   params: {
@@ -92,7 +121,9 @@ const result = {
     concurrency: CONCURRENCY,
     mode: 'embedded',
     request: 'non-streaming POST /v1/chat/completions with X-Hermes-Session-Id spread over the sessions',
-    halves: `first ${half} turns over ${firstSessions} sessions, then ${TURNS - half} over all ${SESSIONS}`,
+    phases: `A and B: ${phaseTurns} turns each over ${halfSessions} sessions; C: ${phaseTurns} over all ${SESSIONS}`,
+    heap_snapshot_rule:
+      'a kind of object is growing with sessions when (C − B) − (B − A) added at least one object per two sessions C added',
     idle_ms_before_measuring: IDLE_MS,
     sampling: `RSS and the event-loop delay maximum every ${SAMPLE_MS} ms (monitorEventLoopDelay, 10 ms resolution)`,
     env_overrides: 'BENCH_SOAK_TURNS, _SESSIONS, _CONCURRENCY, _SAMPLE_MS, _IDLE_MS',
@@ -104,30 +135,36 @@ const result = {
   },
   ours: {
     turns_per_s: round(
-      ((TURNS - first.errors - second.errors) * 1000) / (first.durationMs + second.durationMs),
+      ((3 * phaseTurns - errors) * 1000) / loads.reduce((sum, load) => sum + load.durationMs, 0),
     ),
     turn_p50_ms: latencies.median,
     turn_p99_ms: latencies.p99,
-    errors: first.errors + second.errors,
-    ...((first.firstError ?? second.firstError)
-      ? { first_error: first.firstError ?? second.firstError }
-      : {}),
+    errors,
+    ...(firstError === undefined ? {} : { first_error: firstError }),
     event_loop_lag_p50_ms: lags.median,
     event_loop_lag_p99_ms: lags.p99,
     event_loop_lag_max_ms: lags.max,
-    rss_mb_peak: round(Math.max(...rssSamples, 0)),
-    rss_mb_after_first_half: afterFirst.rss_mb,
-    rss_mb_after_second_half: afterSecond.rss_mb,
-    heap_mb_after_first_half: afterFirst.heap_used_mb,
-    heap_mb_after_second_half: afterSecond.heap_used_mb,
+    // Before the first heap snapshot: writing one takes memory of its own that RSS keeps.
+    rss_mb_peak: round(a.rssPeak),
+    rss_mb_peak_phase_b_c: round(Math.max(b.rssPeak, c.rssPeak)),
+    rss_mb_after: [a.memory.rss_mb, b.memory.rss_mb, c.memory.rss_mb],
+    heap_mb_after: [a.memory.heap_used_mb, b.memory.heap_used_mb, c.memory.heap_used_mb],
     heap_kb_per_session_after_idle: heapPerSessionKb,
-    rss_samples: rssSamples.length,
+    heap_snapshot_kinds_growing_with_sessions: growingWithSessions.length,
+    heap_snapshot_growing_kinds: growingWithSessions.slice(0, 10),
+    heap_snapshot_top_growth_by_sessions: bySessions.slice(0, 5),
+    heap_snapshot_top_growth_by_turns: [...byTurns.values()].sort((x, y) => y.added - x.added).slice(0, 5),
   },
   ratio: {
-    heap_after_vs_before: round(afterSecond.heap_used_mb / atStart.heap_used_mb),
-    rss_after_vs_before: round(afterSecond.rss_mb / atStart.rss_mb),
+    heap_after_vs_before: round(c.memory.heap_used_mb / atStart.heap_used_mb),
+    rss_after_vs_before: round(c.memory.rss_mb / atStart.rss_mb),
   },
-  target: { event_loop_lag_p99_ms: 100, rss_mb_peak: 200, heap_kb_per_session_after_idle: 1 },
+  target: {
+    event_loop_lag_p99_ms: 100,
+    rss_mb_peak: 200,
+    heap_kb_per_session_after_idle: 1,
+    heap_snapshot_kinds_growing_with_sessions: 0,
+  },
   environment: environment(),
 };
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -282,6 +282,13 @@ const READERS: Record<string, (r: Json) => RowInput[]> = {
       target: '≤ 1 KB',
       met: atMost(num(r, 'ours.heap_kb_per_session_after_idle'), 1),
     },
+    {
+      figure: 'soak: heap snapshot diff, kinds of object growing with the session count',
+      unit: 'kinds',
+      median: num(r, 'ours.heap_snapshot_kinds_growing_with_sessions'),
+      target: '0',
+      met: atMost(num(r, 'ours.heap_snapshot_kinds_growing_with_sessions'), 0),
+    },
   ],
 };
 
