@@ -146,7 +146,8 @@ function showSessions(sessions, now) {
 }
 
 function seconds(value) {
-  return value === null || value === undefined ? '—' : `${value.toFixed(2)} s`;
+  // A no-break space keeps the unit with its number in narrow columns.
+  return value === null || value === undefined ? '—' : `${value.toFixed(2)}\u00a0s`;
 }
 
 function showHealth(checks, queue, turns) {
@@ -196,6 +197,8 @@ function showHealth(checks, queue, turns) {
 function showFailures(failures, now) {
   const turns = document.getElementById('failures');
   turns.replaceChildren();
+  // An empty list shows its caption only.
+  turns.parentElement.tHead.hidden = failures.turns.length === 0;
   document.getElementById('failures-caption').textContent =
     failures.turns.length === 0
       ? 'No failed turns.'
@@ -214,6 +217,7 @@ function showFailures(failures, now) {
   }
   const given = document.getElementById('given-up');
   given.replaceChildren();
+  given.parentElement.tHead.hidden = failures.deliveries.length === 0;
   document.getElementById('given-up-caption').textContent =
     failures.deliveries.length === 0
       ? 'No deliveries given up on.'
