@@ -69,6 +69,11 @@ describe('the operator dashboard with turns run by another process (BullMQ)', ()
     fake.script({ status: 400, error: 'the model refuses this request' });
     const failing = String((await runs.call('POST', '/runs', { input: 'fail please' })).body['id']);
     await waitFor(async () => (await runs.call('GET', `/runs/${failing}`)).body['status'] === 'failed');
+    // Operators only: neither no credentials nor the API key open them.
+    for (const path of ['/failures', '/outbox']) {
+      expect((await runsApi(`${origin}/ui/api`).call('GET', path)).status).toBe(401);
+      expect((await runsApi(`${origin}/ui/api`, KEY).call('GET', path)).status).toBe(401);
+    }
     const failures = (await ui.call('GET', '/failures')).body;
     expect(failures['turns']).toEqual([expect.objectContaining({ platform: 'api_server' })]);
 
