@@ -1,12 +1,14 @@
-// Compiles src/ and bench/ to dist/ (tsconfig.build.json) and records which sources it was made
-// from, so bin/hermes-gateway runs dist/ only while it matches src/. `npm install` runs it as
+// Compiles src/ and bench/ to dist/ (tsconfig.build.json), bundles the web pages' scripts into
+// dist/ui/ (esbuild, no network; the compiled gateway serves them from there) and prints their
+// sizes, and records which sources it was made from, so bin/hermes-gateway runs dist/ only while
+// it matches src/. `npm install` runs it as
 // `prepare` with --if-possible: without the compiler (a production install) or on a compile error it
 // says so and leaves no dist/, and the executable runs the sources through tsx instead.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BUILD_INFO, sourceFingerprint } from './source-fingerprint.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,8 +43,19 @@ const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.buil
 });
 if (result.status !== 0) give(`tsc exited with ${result.status ?? result.signal}`);
 mkdirSync(join(root, 'dist'), { recursive: true });
+let uiLine = '';
+// The web pages' scripts, bundled with the compiled code that serves them (src/app/ui-assets.ts).
+try {
+  const { buildUiAssets, describeUiSizes } = await import(
+    pathToFileURL(join(root, 'dist', 'src', 'app', 'ui-assets.js')).href
+  );
+  uiLine = `ui (served from dist/ui/): ${describeUiSizes(await buildUiAssets(root))}`;
+} catch (error) {
+  give(`bundling the web pages' scripts failed: ${error instanceof Error ? error.message : String(error)}`);
+}
 writeFileSync(
   join(root, BUILD_INFO),
   `${JSON.stringify({ ...sources, builtAt: new Date().toISOString() })}\n`,
 );
 say(`dist/ compiled in ${Date.now() - started} ms`);
+say(uiLine);

@@ -16,7 +16,6 @@ import {
   cronSettingsOf,
 } from '../gateway/cron/cron-service.js';
 import { createLocalCronScheduler } from '../gateway/cron/local-cron-scheduler.js';
-import { createActiveSessions } from '../gateway/dashboard/active-sessions.js';
 import { addDashboardRoutes } from '../gateway/dashboard/register-dashboard.js';
 import { createDelivery } from '../gateway/delivery/create-delivery.js';
 import type { EventBus } from '../gateway/events/event-bus.js';
@@ -281,7 +280,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
     pendingApprovals: async () =>
       (await store.listParkedTurns()).filter((t) => t.reason === 'approval').length,
   });
-  const publisher = createTurnEventPublisher(bus, logger, store);
+  const publisher = createTurnEventPublisher(bus, logger, store, store);
   const runner = createTurnRunner({
     config,
     logger,
@@ -297,7 +296,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
         metrics.turns.inc({
           outcome: outcome === 'failed' && failureCode === 'interrupted' ? 'interrupted' : outcome,
         });
-        metrics.turnSeconds.observe(durationMs / 1000);
+        metrics.observeTurn(durationMs / 1000);
       },
       modelCall: ({ durationMs }) => metrics.modelSeconds.observe(durationMs / 1000),
     },
@@ -400,7 +399,6 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
       adapters: chatAdapters,
     },
   });
-  const activeSessions = createActiveSessions();
   let app: FastifyInstance | undefined;
   if (options.role === 'gateway') {
     const auth = httpAuth ?? httpAuthOf(config, logger);
@@ -411,8 +409,6 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
       queue,
       ingress,
       readiness,
-      running: () => activeSessions.running(),
-      chatPlatforms: [...chatAdapters.keys()],
       metrics,
       now: Date.now,
     });
@@ -443,7 +439,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
   async function startWorkers(): Promise<void> {
     if (workersStarted) return;
     workersStarted = true;
-    await queue.startWorkers(activeSessions.wrap(runner.handle), {
+    await queue.startWorkers(runner.handle, {
       concurrency: config.queue.concurrency,
       onFailed: async (sessionKey, items, error) => {
         logger.error(

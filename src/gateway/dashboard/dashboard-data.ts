@@ -4,28 +4,31 @@ import type { ReadinessCheck } from '../http/create-http-server.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { TurnQueue } from '../queue/turn-queue.js';
 import { parseSessionKey } from '../session-key.js';
+import type { OutboxEntry } from '../store/outbox-entry.js';
 import type { OutboxStore } from '../store/outbox-store.js';
 import type { ParkedTurnStore } from '../store/parked-turn-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { TranscriptStore } from '../store/transcript-store.js';
+import type { TurnFailureStore } from '../store/turn-failure-store.js';
 import { parkedStateSchema } from '../turn/parked-state.js';
 
 /** What the dashboard reads and does; all of it comes from the gateway (nothing of its own). */
 export interface DashboardDeps {
   readonly store: Pick<ParkedTurnStore, 'listParkedTurns'> &
     Pick<SessionStore, 'listSessions'> &
-    Pick<OutboxStore, 'listOutbox'> &
+    Pick<OutboxStore, 'listRecentOutbox'> &
     Pick<SessionStore, 'getSession'> &
-    Pick<TranscriptStore, 'listMessages'>;
-  /** The chat platforms whose outbox is shown. */
-  readonly chatPlatforms: readonly string[];
-  readonly queue: Pick<TurnQueue, 'depth' | 'activeTurns'>;
+    Pick<TranscriptStore, 'listMessages'> &
+    Pick<TurnFailureStore, 'listTurnFailures'>;
+  /** Depth and running sessions come from the queue, so they cover every worker process. */
+  readonly queue: Pick<TurnQueue, 'depth' | 'activeTurns' | 'runningSessions'>;
   readonly ingress: Pick<Ingress, 'answerPrompt'>;
   readonly readiness: () => readonly ReadinessCheck[];
-  /** Session key → start of the turn running in this process. */
-  readonly running: () => ReadonlyMap<string, number>;
-  /** This process's counters, the same as `/metrics`. */
-  readonly metrics: Pick<GatewayMetrics, 'turns' | 'turnSeconds' | 'modelSeconds' | 'deliveriesFailed'>;
+  /** This process's counters and recent-turn figures, the same as `/metrics`. */
+  readonly metrics: Pick<
+    GatewayMetrics,
+    'turns' | 'turnSeconds' | 'modelSeconds' | 'deliveriesFailed' | 'recentTurns'
+  >;
   readonly now: () => number;
   /**
    * True when a dashboard token is set. Without one, `operator` routes answer any loopback client —
@@ -108,22 +111,24 @@ export interface LiveSession {
   readonly state: SessionState;
 }
 
-/** The most recently active sessions (at most `limit`), with what each is doing. */
+/**
+ * The most recently active sessions (at most `limit`), with what each is doing — from shared
+ * state only, so a turn is seen whichever process runs it: parked turns from the store, running
+ * turns from the queue (Redis locks with BullMQ).
+ */
 export async function liveSessions(deps: DashboardDeps, limit = 50): Promise<LiveSession[]> {
   const parked = await deps.store.listParkedTurns();
-  const running = deps.running();
   const sessions = await deps.store.listSessions({ limit });
+  const running = await deps.queue.runningSessions(sessions.map((session) => session.key));
   return sessions.map((session) => {
     const wait = parked.find((turn) => turn.sessionKey === session.key);
-    const started = running.get(session.key);
-    const state: SessionState =
-      wait?.reason === 'approval'
+    const state: SessionState = running.has(session.key)
+      ? 'running'
+      : wait?.reason === 'approval'
         ? 'waiting_for_approval'
         : wait?.reason === 'clarify'
           ? 'waiting_for_input'
-          : started !== undefined
-            ? 'running'
-            : 'idle';
+          : 'idle';
     const origin = wait === undefined ? undefined : parkedStateSchema.safeParse(wait.state);
     let platform = '?';
     let chat = session.key;
@@ -142,7 +147,7 @@ export async function liveSessions(deps: DashboardDeps, limit = 50): Promise<Liv
       platform,
       chat,
       user,
-      lastActivity: Math.max(session.updatedAt, wait?.createdAt ?? 0, started ?? 0),
+      lastActivity: Math.max(session.updatedAt, wait?.createdAt ?? 0),
       state,
     };
   });
@@ -182,8 +187,10 @@ async function meanSeconds(
 }
 
 /**
- * Turn figures since this process started, from the `/metrics` counters: turns by outcome, mean
- * turn and model-request time (seconds), and outbound messages given up on.
+ * Turn figures of this process, from the `/metrics` counters: since it started, turns by outcome,
+ * mean turn and model-request time (seconds) and outbound messages given up on; over the last
+ * 1 and 5 minutes, turns per minute and p50/p95/p99 turn latency (`hermes_turns_per_minute`,
+ * `hermes_turn_duration_recent_seconds`: the histogram's buckets, as histogram_quantile reads them).
  */
 export async function turnFigures(deps: DashboardDeps) {
   const byOutcome: Record<string, number> = {};
@@ -202,22 +209,38 @@ export async function turnFigures(deps: DashboardDeps) {
     modelRequests: model.count,
     meanModelSeconds: model.mean,
     failedDeliveries,
+    recent: deps.metrics.recentTurns.figures(),
   };
 }
 
-/** Answers, failure notices and prompts still to deliver to the chat platforms, oldest first (at most 20 each). */
+const outboxRow = (entry: OutboxEntry) => ({
+  platform: entry.platform,
+  kind: entry.kind,
+  chatId: entry.origin.chatId,
+  sessionKey: entry.sessionKey,
+  createdAt: entry.createdAt,
+  attempts: entry.attempts,
+  lastAttemptAt: entry.lastAttemptAt,
+});
+
+/**
+ * Answers, failure notices and prompts still to deliver to any platform, oldest first (at most
+ * 50), from the store: whichever process will deliver them.
+ */
 export async function pendingOutbox(deps: DashboardDeps) {
-  const lists = await Promise.all(
-    deps.chatPlatforms.map((platform) => deps.store.listOutbox({ platform, limit: 20 })),
-  );
-  return lists.flat().map((entry) => ({
-    platform: entry.platform,
-    kind: entry.kind,
-    chatId: entry.origin.chatId,
-    createdAt: entry.createdAt,
-    attempts: entry.attempts,
-    lastAttemptAt: entry.lastAttemptAt,
-  }));
+  return (await deps.store.listRecentOutbox({ state: 'pending', limit: 50 })).map(outboxRow);
+}
+
+/** The most recent failures (at most 20 each): failed turns, and deliveries given up on after their retries. */
+export async function recentFailures(deps: DashboardDeps) {
+  const [turns, deliveries] = await Promise.all([
+    deps.store.listTurnFailures({ limit: 20 }),
+    deps.store.listRecentOutbox({ state: 'abandoned', limit: 20 }),
+  ]);
+  return {
+    turns,
+    deliveries: deliveries.map((entry) => ({ ...outboxRow(entry), givenUpAt: entry.completed?.at })),
+  };
 }
 
 /**

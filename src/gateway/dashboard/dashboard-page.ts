@@ -1,4 +1,4 @@
-/** The operator dashboard's HTML: pending approvals, live sessions, health and queue, and the script. */
+/** The operator dashboard's HTML: pending approvals, live sessions, queue and turn rates, recent failures, outbox, health, and the script. */
 export function dashboardPage(): string {
   return `<!doctype html>
 <html lang="en">
@@ -23,6 +23,8 @@ a { color: var(--accent); }
 table { border-collapse: collapse; width: 100%; font-size: .95rem; }
 th, td { text-align: left; padding: .3rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
 .id { overflow-wrap: anywhere; }
+caption { text-align: left; padding: .25rem 0; }
+.code { font-family: ui-monospace, monospace; font-size: .9rem; }
 .ok { color: var(--ok); } .bad { color: var(--bad); }
 button, input { font: inherit; }
 button { min-height: 44px; min-width: 44px; padding: .4rem .9rem; margin: .25rem .25rem 0 0; border-radius: .4rem; border: 1px solid var(--accent); background: var(--accent); color: var(--bg); cursor: pointer; }
@@ -71,6 +73,18 @@ details { margin: .4rem 0; color: var(--muted); } summary { cursor: pointer; min
 <section aria-labelledby="h-queue">
 <h2 id="h-queue">Queue and turns</h2>
 <dl id="figures"></dl>
+<table><caption class="muted">Turn rate and latency in this process (the figures of /metrics)</caption>
+<thead><tr><th scope="col">Over the last</th><th scope="col">Turns per minute</th><th scope="col">p50</th><th scope="col">p95</th><th scope="col">p99</th></tr></thead>
+<tbody id="rates"></tbody></table>
+</section>
+<section aria-labelledby="h-failures">
+<h2 id="h-failures">Recent failures</h2>
+<table><caption class="muted" id="failures-caption"></caption>
+<thead><tr><th scope="col">When</th><th scope="col">Platform</th><th scope="col" class="wide">Session</th><th scope="col">Error</th></tr></thead>
+<tbody id="failures"></tbody></table>
+<table><caption class="muted" id="given-up-caption"></caption>
+<thead><tr><th scope="col">Given up</th><th scope="col">Platform</th><th scope="col">What</th><th scope="col">Chat</th><th scope="col">Attempts</th></tr></thead>
+<tbody id="given-up"></tbody></table>
 </section>
 <section aria-labelledby="h-outbox">
 <h2 id="h-outbox">Delivery outbox</h2>

@@ -10,6 +10,7 @@ import {
   pendingApprovals,
   pendingOutbox,
   queueFigures,
+  recentFailures,
   sessionTranscript,
   turnFigures,
 } from './dashboard-data.js';
@@ -68,8 +69,15 @@ export function addDashboardRoutes(app: FastifyInstance, deps: DashboardDeps): v
       queue: await queueFigures(deps, approvals.length),
       turns: await turnFigures(deps),
       outbox: await pendingOutbox(deps),
+      failures: await recentFailures(deps),
     });
   });
+  app.get('/ui/api/failures', access('operator'), async (_request, reply) =>
+    reply.headers(SECURITY).send(await recentFailures(deps)),
+  );
+  app.get('/ui/api/outbox', access('operator'), async (_request, reply) =>
+    reply.headers(SECURITY).send({ outbox: await pendingOutbox(deps) }),
+  );
   app.get('/ui/api/approvals', access('operator'), async (_request, reply) =>
     reply
       .headers(SECURITY)

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { InboxItem, JsonValue } from '../queue/turn-queue.js';
 import { type OutboxKind, type OutboxPrompt, outboxId } from '../store/outbox-entry.js';
 import type { OutboxStore } from '../store/outbox-store.js';
+import type { TurnFailureStore } from '../store/turn-failure-store.js';
 import type { TurnEvents } from '../turn/turn-events.js';
 import { parseTurnOrigin, type TurnOrigin } from '../turn/turn-origin.js';
 import type { EventBus } from './event-bus.js';
@@ -20,6 +21,9 @@ const DIRECT_PLATFORMS = new Set(['api_server']);
 /** Where answers for chat platforms are recorded before they are published. */
 export type OutboxWriter = Pick<OutboxStore, 'enqueueOutbox'>;
 
+/** Where failed turns are recorded for the operator dashboard (any platform, any process). */
+export type FailureWriter = Pick<TurnFailureStore, 'recordTurnFailure'>;
+
 function routeOf(origin: TurnOrigin | undefined): EventOrigin | undefined {
   if (origin === undefined) return undefined;
   return {
@@ -33,13 +37,48 @@ function routeOf(origin: TurnOrigin | undefined): EventOrigin | undefined {
   };
 }
 
+/** The platform part of a session key (`agent:main:<platform>:…`), or `unknown`. */
+function platformOfKey(sessionKey: string): string {
+  const platform = sessionKey.split(':')[2];
+  return platform === undefined || platform === '' ? 'unknown' : platform.slice(0, 64);
+}
+
 /**
  * Publishes the runner's events on the bus, tagged with the inbound event ids of the turn that
  * produced them (the runner puts them on every event). Passed explicitly rather than through
  * AsyncLocalStorage: on Node 20 an active AsyncLocalStorage adds a hook to every promise in the
  * process, about tripling the cost of each `await`.
  */
-export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?: OutboxWriter) {
+export function createTurnEventPublisher(
+  bus: EventBus,
+  logger: Logger,
+  outbox?: OutboxWriter,
+  failures?: FailureWriter,
+) {
+  /** A failed turn, for the dashboard's list; a store failure is logged and changes nothing else. */
+  async function noteFailure(
+    event: GatewayEvent & { type: 'failed' },
+    platform: string | undefined,
+    code: string,
+  ) {
+    if (failures === undefined || event.turnId === '') return;
+    const where = event.origin?.platform ?? platform ?? platformOfKey(event.sessionKey);
+    try {
+      await failures.recordTurnFailure({
+        turnId: event.turnId,
+        sessionKey: event.sessionKey,
+        platform: where,
+        code,
+        message: event.message,
+      });
+    } catch (error) {
+      logger.warn(
+        { sessionKey: event.sessionKey, turnId: event.turnId, err: (error as Error).message },
+        'failed turn not recorded for the dashboard',
+      );
+    }
+  }
+
   /**
    * A chat platform's answer, failure notice or prompt is written to the outbox before its live
    * event goes out: if the gateway owning the chat misses the event (down, restarting, bus
@@ -186,7 +225,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
     },
     failed: async (event) => {
       await flushText(event.turnId);
-      const failed: GatewayEvent = {
+      const failed: GatewayEvent & { type: 'failed' } = {
         type: 'failed',
         turnId: event.turnId,
         sessionKey: event.sessionKey,
@@ -196,7 +235,10 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
         message: event.message,
       };
       // An interrupted turn shows nothing (the message that interrupted it gets the answer).
-      if (event.code !== 'interrupted') await record('failed', failed, failed.eventIds, event.message);
+      if (event.code !== 'interrupted') {
+        await record('failed', failed, failed.eventIds, event.message);
+        await noteFailure(failed, event.platform, event.code);
+      }
       return publish(failed, event.platform);
     },
   };
@@ -209,7 +251,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
   async function givenUp(sessionKey: string, items: readonly InboxItem[], message: string): Promise<void> {
     const origin = items.map((item) => parseTurnOrigin(item.payload)).find((parsed) => parsed.ok);
     const first = items[0]?.eventId ?? 'unknown';
-    const failed: GatewayEvent = {
+    const failed: GatewayEvent & { type: 'failed' } = {
       type: 'failed',
       turnId: `given-up-${first}`.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 200),
       sessionKey,
@@ -219,6 +261,7 @@ export function createTurnEventPublisher(bus: EventBus, logger: Logger, outbox?:
       message,
     };
     await record('failed', failed, failed.eventIds, message);
+    await noteFailure(failed, undefined, 'given_up');
     await publish(failed);
   }
 

@@ -288,6 +288,26 @@ class BullmqTurnQueueImpl implements BullmqTurnQueue {
     return this.#active.size;
   }
 
+  async runningSessions(sessionKeys: readonly string[]): Promise<ReadonlySet<string>> {
+    const running = new Set<string>();
+    if (sessionKeys.length === 0) return running;
+    // One round trip: a session runs while a worker holds its lock with its turn marked running.
+    const pipeline = this.#client.pipeline();
+    for (const key of sessionKeys) {
+      const session = this.#keys.session(key);
+      pipeline.exists(session.lock);
+      pipeline.hget(session.turn, 'running');
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    sessionKeys.forEach((key, index) => {
+      const locked = replies[index * 2];
+      const flag = replies[index * 2 + 1];
+      if (locked?.[0] == null && locked?.[1] === 1 && flag?.[0] == null && flag?.[1] === '1')
+        running.add(key);
+    });
+    return running;
+  }
+
   async health(): Promise<{ ok: boolean; reason?: string }> {
     if (this.#closing) return { ok: false, reason: 'closed' };
     const status = this.#client.status;

@@ -137,6 +137,10 @@ class EmbeddedTurnQueue implements TurnQueue {
     return this.#running;
   }
 
+  async runningSessions(sessionKeys: readonly string[]): Promise<ReadonlySet<string>> {
+    return new Set(sessionKeys.filter((key) => this.#lanes.get(key)?.turn !== undefined));
+  }
+
   async health(): Promise<{ ok: boolean; reason?: string }> {
     if (this.#closing) return { ok: false, reason: 'closed' };
     if (!this.#consumer) return { ok: false, reason: 'workers not started' };

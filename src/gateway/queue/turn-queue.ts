@@ -120,6 +120,11 @@ export interface TurnQueue {
   depth(): Promise<number>;
   /** Turns running in this process right now. For /metrics. */
   activeTurns(): number;
+  /**
+   * Of the given sessions, those with a turn running right now in any process (BullMQ: the
+   * session's lock and its turn marked running in Redis). For the operator dashboard.
+   */
+  runningSessions(sessionKeys: readonly string[]): Promise<ReadonlySet<string>>;
   /** For /readyz. */
   health(): Promise<{ readonly ok: boolean; readonly reason?: string }>;
   /**

@@ -1,7 +1,7 @@
 /*
  * The gateway's durable state: sessions, transcripts, inbound dedupe, delivery receipts, pairing,
  * parked turns, action prompts, delivery failures, home channels, the chat outbox, webhook runs,
- * scheduled tasks
+ * scheduled tasks, failed turns
  * and the full-text index for `session_search`. Each area has its own interface (the files re-exported
  * below), and each module depends on the areas it uses; `GatewayStore` is all of them, for the
  * composition root and the stores that implement everything (`createSqliteGatewayStore`).
@@ -17,6 +17,7 @@ import type { ParkedTurnStore } from './parked-turn-store.js';
 import type { SessionStore } from './session-store.js';
 import type { StoreUpkeep } from './store-upkeep.js';
 import type { TranscriptStore } from './transcript-store.js';
+import type { TurnFailureStore } from './turn-failure-store.js';
 import type { WebhookRunStore } from './webhook-run-store.js';
 
 export * from './action-prompt-store.js';
@@ -31,6 +32,7 @@ export * from './parked-turn-store.js';
 export * from './session-store.js';
 export * from './store-upkeep.js';
 export * from './transcript-store.js';
+export * from './turn-failure-store.js';
 export * from './webhook-run-store.js';
 
 export interface GatewayStore
@@ -46,4 +48,5 @@ export interface GatewayStore
     OutboxStore,
     WebhookRunStore,
     CronStore,
+    TurnFailureStore,
     StoreUpkeep {}

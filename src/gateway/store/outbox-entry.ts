@@ -71,6 +71,12 @@ export interface ListOutboxOptions {
   readonly limit?: number;
 }
 
+export interface RecentOutboxOptions {
+  readonly state: 'pending' | 'abandoned';
+  /** Default 20, at most 200. */
+  readonly limit?: number;
+}
+
 /**
  * The outbox id of a turn's answer or failure notice (by turn id), or of a parked turn's prompt
  * (by park id: one turn may park more than once).

@@ -1,4 +1,10 @@
-import type { ListOutboxOptions, OutboxEntry, OutboxInput, OutboxOutcome } from './outbox-entry.js';
+import type {
+  ListOutboxOptions,
+  OutboxEntry,
+  OutboxInput,
+  OutboxOutcome,
+  RecentOutboxOptions,
+} from './outbox-entry.js';
 
 /*
  * One area of the gateway's durable state (see GatewayStore in gateway-store.ts, the whole).
@@ -18,6 +24,11 @@ export interface OutboxStore {
   getOutbox(id: string): Promise<OutboxEntry | undefined>;
   /** Entries of a platform still to deliver, oldest first. */
   listOutbox(options: ListOutboxOptions): Promise<OutboxEntry[]>;
+  /**
+   * For operators, every platform at once: entries still to deliver (`pending`, oldest first) or
+   * given up on (`abandoned`, most recently given up first).
+   */
+  listRecentOutbox(options: RecentOutboxOptions): Promise<OutboxEntry[]>;
   /** Counts one delivery attempt of a pending entry; returns the attempts so far (0 when unknown or done). */
   markOutboxAttempt(id: string): Promise<number>;
   /** Marks an entry done (`delivered` by default); true only for the first caller. */

@@ -12,6 +12,7 @@ import { createPgOutboxRepo } from './pg-outbox-repo.js';
 import { createPgPairingRepo } from './pg-pairing-repo.js';
 import { createPgParkedTurnRepo } from './pg-parked-turn-repo.js';
 import { createPgSessionRepo } from './pg-session-repo.js';
+import { createPgTurnFailureRepo } from './pg-turn-failure-repo.js';
 import { createPgWebhookRunRepo } from './pg-webhook-run-repo.js';
 import { errorText } from './sqlite-database.js';
 import { DEFAULT_DELIVERY_RETENTION_MS } from './store-upkeep.js';
@@ -73,6 +74,7 @@ export async function createPgGatewayStore(options: PgGatewayStoreOptions): Prom
   const outbox = createPgOutboxRepo(pool, now);
   const webhookRuns = createPgWebhookRunRepo(pool, now);
   const cron = createPgCronRepo(pool, now);
+  const turnFailures = createPgTurnFailureRepo(pool, now);
   let closed = false;
   let closing: Promise<void> | undefined;
 
@@ -149,6 +151,7 @@ export async function createPgGatewayStore(options: PgGatewayStoreOptions): Prom
     enqueueOutbox: (input) => run('enqueueOutbox', () => outbox.enqueue(input)),
     getOutbox: (id) => run('getOutbox', () => outbox.get(id)),
     listOutbox: (listOptions) => run('listOutbox', () => outbox.list(listOptions)),
+    listRecentOutbox: (listOptions) => run('listRecentOutbox', () => outbox.recent(listOptions)),
     markOutboxAttempt: (id) => run('markOutboxAttempt', () => outbox.markAttempt(id)),
     completeOutbox: (id, outcome = 'delivered') => run('completeOutbox', () => outbox.complete(id, outcome)),
 
@@ -168,6 +171,10 @@ export async function createPgGatewayStore(options: PgGatewayStoreOptions): Prom
     deleteCronJob: (id) => run('deleteCronJob', () => cron.delete(id)),
     claimCronRun: (jobId, dueAt) => run('claimCronRun', () => cron.claimRun(jobId, dueAt)),
 
+    recordTurnFailure: (input) => run('recordTurnFailure', () => turnFailures.record(input)),
+    listTurnFailures: (listOptions = {}) =>
+      run('listTurnFailures', () => turnFailures.list(listOptions.limit)),
+
     prune: (pruneOptions = {}) =>
       run('prune', async () => {
         const at = now();
@@ -181,6 +188,7 @@ export async function createPgGatewayStore(options: PgGatewayStoreOptions): Prom
           actionPrompts,
           deliveryFailures,
           outbox: await outbox.prune(before),
+          turnFailures: await turnFailures.prune(before),
         };
       }),
     ping: () =>

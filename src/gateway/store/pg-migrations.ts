@@ -258,6 +258,24 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'failed turns for the dashboard',
+    sql: `
+      -- One row per failed turn (any process, any platform), for the operator dashboard.
+      CREATE TABLE turn_failures (
+        turn_id TEXT PRIMARY KEY,
+        session_key TEXT NOT NULL,
+        platform TEXT NOT NULL,
+        code TEXT NOT NULL,
+        message TEXT NOT NULL,
+        at BIGINT NOT NULL
+      );
+      CREATE INDEX turn_failures_at ON turn_failures (at);
+      -- Outbox entries given up on, most recent first.
+      CREATE INDEX outbox_abandoned ON outbox (completed_at) WHERE outcome = 'abandoned';
+    `,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { HermesError } from '../../errors/hermes-error.js';
 import { assertSessionKey } from '../session-key.js';
-import type { ListOutboxOptions, OutboxEntry, OutboxInput, OutboxOutcome } from './outbox-entry.js';
+import type {
+  ListOutboxOptions,
+  OutboxEntry,
+  OutboxInput,
+  OutboxOutcome,
+  RecentOutboxOptions,
+} from './outbox-entry.js';
 import type { PgPool } from './pg-database.js';
 import { pgJson, pgJsonText, pgText } from './pg-values.js';
 import {
@@ -35,6 +41,7 @@ export interface PgOutboxRepo {
   enqueue(input: OutboxInput): Promise<boolean>;
   get(id: string): Promise<OutboxEntry | undefined>;
   list(options: ListOutboxOptions): Promise<OutboxEntry[]>;
+  recent(options: RecentOutboxOptions): Promise<OutboxEntry[]>;
   markAttempt(id: string): Promise<number>;
   complete(id: string, outcome: OutboxOutcome): Promise<boolean>;
   prune(olderThan: number): Promise<number>;
@@ -92,6 +99,15 @@ export function createPgOutboxRepo(pool: PgPool, now: () => number): PgOutboxRep
           options.olderThan ?? null,
           clampLimit(options.limit, 100, 1000),
         ],
+      );
+      return parseRows(outboxRow, result.rows, 'outbox').map(toEntry);
+    },
+    recent: async (options) => {
+      const result = await pool.query(
+        options.state === 'abandoned'
+          ? `SELECT * FROM outbox WHERE outcome = 'abandoned' ORDER BY completed_at DESC, seq DESC LIMIT $1`
+          : 'SELECT * FROM outbox WHERE completed_at IS NULL ORDER BY created_at, seq LIMIT $1',
+        [clampLimit(options.limit, 20, 200)],
       );
       return parseRows(outboxRow, result.rows, 'outbox').map(toEntry);
     },

@@ -12,6 +12,7 @@ import { createOutboxRepo } from './sqlite-outbox-repo.js';
 import { createPairingRepo } from './sqlite-pairing-repo.js';
 import { createParkedTurnRepo } from './sqlite-parked-turn-repo.js';
 import { createSessionRepo } from './sqlite-session-repo.js';
+import { createTurnFailureRepo } from './sqlite-turn-failure-repo.js';
 import { createWebhookRunRepo } from './sqlite-webhook-run-repo.js';
 import { createSqliteWriteBatch } from './sqlite-write-batch.js';
 import { DEFAULT_DELIVERY_RETENTION_MS } from './store-upkeep.js';
@@ -67,6 +68,7 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
   const outbox = createOutboxRepo(db, now);
   const webhookRuns = createWebhookRunRepo(db, now);
   const cron = createCronRepo(db, now);
+  const turnFailures = createTurnFailureRepo(db, now);
   let closed = false;
   indexer.start(options.searchIndexIntervalMs ?? DEFAULT_SEARCH_INDEX_INTERVAL_MS);
 
@@ -158,6 +160,7 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
     enqueueOutbox: (input) => write('enqueueOutbox', () => outbox.enqueue(input)),
     getOutbox: (id) => run('getOutbox', () => outbox.get(id)),
     listOutbox: (listOptions) => run('listOutbox', () => outbox.list(listOptions)),
+    listRecentOutbox: (listOptions) => run('listRecentOutbox', () => outbox.recent(listOptions)),
     markOutboxAttempt: (id) => write('markOutboxAttempt', () => outbox.markAttempt(id)),
     completeOutbox: (id, outcome = 'delivered') =>
       write('completeOutbox', () => outbox.complete(id, outcome)),
@@ -177,6 +180,10 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
     deleteCronJob: (id) => write('deleteCronJob', () => cron.delete(id)),
     claimCronRun: (jobId, dueAt) => write('claimCronRun', () => cron.claimRun(jobId, dueAt)),
 
+    recordTurnFailure: (input) => write('recordTurnFailure', () => turnFailures.record(input)),
+    listTurnFailures: (listOptions = {}) =>
+      run('listTurnFailures', () => turnFailures.list(listOptions.limit)),
+
     prune: (pruneOptions = {}) =>
       write('prune', () => {
         const { events, deliveries } = ledger.prune(pruneOptions);
@@ -189,6 +196,7 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
           actionPrompts,
           deliveryFailures,
           outbox: outbox.prune(now() - retention),
+          turnFailures: turnFailures.prune(now() - retention),
         };
       }),
     ping: () =>

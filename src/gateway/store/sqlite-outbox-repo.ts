@@ -8,6 +8,7 @@ import type {
   OutboxInput,
   OutboxOrigin,
   OutboxOutcome,
+  RecentOutboxOptions,
 } from './outbox-entry.js';
 import { clampLimit, orUndefined, parseJsonColumn, parseRow, parseRows } from './sqlite-rows.js';
 
@@ -57,6 +58,7 @@ export interface OutboxRepo {
   enqueue(input: OutboxInput): boolean;
   get(id: string): OutboxEntry | undefined;
   list(options: ListOutboxOptions): OutboxEntry[];
+  recent(options: RecentOutboxOptions): OutboxEntry[];
   markAttempt(id: string): number;
   complete(id: string, outcome: OutboxOutcome): boolean;
   prune(olderThan: number): number;
@@ -77,6 +79,12 @@ export function createOutboxRepo(db: Database, now: () => number): OutboxRepo {
     `SELECT * FROM outbox WHERE platform = @platform AND completed_at IS NULL
        AND (@older_than IS NULL OR created_at <= @older_than)
      ORDER BY created_at, rowid LIMIT @limit`,
+  );
+  const pendingStmt = db.prepare(
+    'SELECT * FROM outbox WHERE completed_at IS NULL ORDER BY created_at, rowid LIMIT ?',
+  );
+  const abandonedStmt = db.prepare(
+    `SELECT * FROM outbox WHERE outcome = 'abandoned' ORDER BY completed_at DESC, rowid DESC LIMIT ?`,
   );
   const attempt = db.prepare(
     `UPDATE outbox SET attempts = attempts + 1, last_attempt_at = @at
@@ -134,6 +142,12 @@ export function createOutboxRepo(db: Database, now: () => number): OutboxRepo {
           older_than: options.olderThan ?? null,
           limit: clampLimit(options.limit, 100, 1000),
         }),
+        'outbox',
+      ).map(toEntry),
+    recent: (options) =>
+      parseRows(
+        outboxRow,
+        (options.state === 'abandoned' ? abandonedStmt : pendingStmt).all(clampLimit(options.limit, 20, 200)),
         'outbox',
       ).map(toEntry),
     markAttempt: (id) => {

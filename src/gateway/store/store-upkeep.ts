@@ -9,7 +9,7 @@
 export interface StoreUpkeep {
   /**
    * Deletes expired dedupe rows and pairing codes, and receipts, resolved action prompts,
-   * unannounced delivery failures and outbox entries older than the retention.
+   * unannounced delivery failures, outbox entries and failed-turn records older than the retention.
    */
   prune(options?: PruneOptions): Promise<PruneReport>;
   /** Throws when the store cannot serve (for `/readyz`). */
@@ -19,7 +19,7 @@ export interface StoreUpkeep {
 }
 
 export interface PruneOptions {
-  /** Receipts, resolved action prompts, delivery failures and outbox entries older than this are deleted; default 7 days. */
+  /** Receipts, resolved action prompts, delivery failures, outbox entries and failed-turn records older than this are deleted; default 7 days. */
   readonly deliveryRetentionMs?: number;
 }
 
@@ -31,6 +31,8 @@ export interface PruneReport {
   readonly deliveryFailures: number;
   /** Outbox entries done (or never delivered) longer than the retention. */
   readonly outbox: number;
+  /** Failed-turn records older than the retention. */
+  readonly turnFailures: number;
 }
 
 export const DEFAULT_DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;

@@ -101,5 +101,26 @@ describe.skipIf(!existsSync(CHROMIUM))('the operator dashboard in a real browser
     await call.click();
     await page.getByText('Agent: Removed the build folder.').waitFor({ timeout: 15_000 });
     await page.locator('#transcript-box').screenshot({ path: join(ARTIFACTS, 'dashboard-transcript.png') });
+
+    // Rates and percentiles: two turns ended (parked, then answered) within the last minute.
+    const lastMinute = page.getByRole('row', { name: /^1 minute/ });
+    await expect(lastMinute.getByRole('cell').first().textContent()).resolves.toBe('2.0');
+    await expect(lastMinute.getByRole('cell').nth(1).textContent()).resolves.toMatch(/^\d+\.\d\d\u00a0s$/);
+    // A failed turn appears under recent failures, with its code.
+    await page.getByText('No failed turns.').waitFor({ timeout: 15_000 });
+    fake.script({ status: 400, error: 'the model refuses this request' });
+    const failing = String((await runs.call('POST', '/runs', { input: 'fail please' })).body['id']);
+    await waitFor(async () => (await runs.call('GET', `/runs/${failing}`)).body['status'] === 'failed');
+    await page.getByText(/^Failed turns, most recent first \(1\)$/).waitFor({ timeout: 15_000 });
+    const failure = page.locator('#failures tr').first();
+    await expect(failure.textContent()).resolves.toContain('api_server');
+    await page.getByText('No deliveries given up on.').waitFor({ timeout: 15_000 });
+    await page.locator('#transcript-close').click();
+    await page
+      .locator('section', { has: page.locator('#h-queue') })
+      .screenshot({ path: join(ARTIFACTS, 'dashboard-rates.png') });
+    await page
+      .locator('section', { has: page.locator('#h-failures') })
+      .screenshot({ path: join(ARTIFACTS, 'dashboard-failures.png') });
   }, 60_000);
 });

@@ -102,6 +102,35 @@ describe.each(modes)('the operator dashboard’s JSON (%s queue)', (mode) => {
     expect(turns['byOutcome']).toMatchObject({ parked: 1, final: 1 });
     expect(turns['modelRequests']).toBe(2);
     expect(Number(turns['meanTurnSeconds'])).toBeGreaterThan(0);
+    // Rates and percentiles: the figures /metrics reports, from the same observations.
+    const [oneMinute, fiveMinutes] = turns['recent'] as Array<Record<string, number | string | null>>;
+    expect(oneMinute).toMatchObject({ window: '1m', turns: 2, perMinute: 2 });
+    expect(fiveMinutes).toMatchObject({ window: '5m', turns: 2, perMinute: 0.4 });
+    expect(Number(oneMinute?.['p50'])).toBeGreaterThan(0);
+    const metrics = await (await fetch(`${origin}/metrics`)).text();
+    expect(metrics).toContain('hermes_turns_per_minute{window="1m"} 2');
+    expect(metrics).toContain(
+      `hermes_turn_duration_recent_seconds{window="1m",quantile="0.5"} ${oneMinute?.['p50']}`,
+    );
+    expect(metrics).toMatch(/hermes_turn_duration_seconds_bucket\{le="0\.05"\} \d/);
+
+    // A failed turn is listed under recent failures, from the store, with its code and words.
+    expect((await ui.call('GET', '/failures')).body).toEqual({ turns: [], deliveries: [] });
+    fake.script({ status: 400, error: 'the model refuses this request' });
+    const failing = String((await runs.call('POST', '/runs', { input: 'fail please' })).body['id']);
+    let run: Record<string, unknown> = {};
+    await waitFor(async () => {
+      run = (await runs.call('GET', `/runs/${failing}`)).body;
+      return run['status'] === 'failed';
+    });
+    const failures = (await ui.call('GET', '/failures')).body;
+    const runError = run['error'] as { code: string; message: string };
+    expect(failures['turns']).toEqual([
+      expect.objectContaining({ platform: 'api_server', code: runError.code, message: runError.message }),
+    ]);
+    expect(
+      ((await ui.call('GET', '/overview')).body['failures'] as Record<string, unknown>)['turns'],
+    ).toEqual(failures['turns']);
   }, 60_000);
 });
 

@@ -47,6 +47,24 @@ export function describeTurnQueueConformance(name: string, factory: TurnQueueFac
       expect(failed.list).toEqual([]);
     });
 
+    it('says which sessions have a turn running, and none once it ended', async () => {
+      const queue = await make();
+      const [busy, idle] = [session('busy'), session('idle')];
+      const gate = deferred();
+      const rec = recorder(async () => {
+        await gate.promise;
+      });
+      await queue.startWorkers(rec.handler, { concurrency: 2, onFailed: failures().onFailed });
+      expect([...(await queue.runningSessions([busy, idle]))]).toEqual([]);
+      await queue.submit(makeItem(busy, 'r1'));
+      await waitFor(() => rec.turns.length === 1, 'turn started');
+      expect([...(await queue.runningSessions([busy, idle]))]).toEqual([busy]);
+      expect([...(await queue.runningSessions([]))]).toEqual([]);
+      gate.resolve();
+      await waitFor(() => rec.handled(busy).length === 1, 'turn handled');
+      await waitFor(async () => (await queue.runningSessions([busy])).size === 0, 'no longer running');
+    });
+
     it('mints time-ordered turn ids (UUIDv7), so the store keys made from them sort by time', async () => {
       const queue = await make();
       const rec = recorder();

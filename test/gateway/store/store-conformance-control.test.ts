@@ -350,6 +350,13 @@ for (const backend of storeBackends()) {
           error: 'e',
         });
         await store.enqueueOutbox(outbox());
+        await store.recordTurnFailure({
+          turnId: 't',
+          sessionKey: KEY,
+          platform: 'telegram',
+          code: 'internal',
+          message: 'm',
+        });
         clock.advance(8 * DAY);
         await store.enqueueOutbox(outbox({ id: 'final:t2', turnId: 't2' }));
         expect(await store.prune()).toEqual({
@@ -359,6 +366,7 @@ for (const backend of storeBackends()) {
           actionPrompts: 1,
           deliveryFailures: 1,
           outbox: 1,
+          turnFailures: 1,
         });
         expect(await store.getOutbox('final:t2')).toBeDefined();
         await store.ping();

@@ -1,4 +1,5 @@
-// The operator dashboard in the browser: reads /ui/api/overview every few seconds and shows it;
+// The operator dashboard in the browser: reads /ui/api/overview every few seconds and shows it
+// (approvals, sessions, queue and turn rates, recent failures, outbox, health);
 // Approve once / Deny post the operator's decision. The token, when the gateway asks for one,
 // is kept in the tab's session storage.
 
@@ -145,7 +146,8 @@ function showSessions(sessions, now) {
 }
 
 function seconds(value) {
-  return value === null || value === undefined ? '—' : `${value.toFixed(2)} s`;
+  // A no-break space keeps the unit with its number in narrow columns.
+  return value === null || value === undefined ? '—' : `${value.toFixed(2)}\u00a0s`;
 }
 
 function showHealth(checks, queue, turns) {
@@ -175,6 +177,61 @@ function showHealth(checks, queue, turns) {
     const item = el('div');
     item.append(el('dt', label), el('dd', String(value)));
     figures.append(item);
+  }
+  const rates = document.getElementById('rates');
+  rates.replaceChildren();
+  for (const window of turns.recent) {
+    const row = el('tr');
+    row.append(
+      el('th', window.window === '1m' ? '1 minute' : '5 minutes'),
+      el('td', window.perMinute.toFixed(1)),
+      el('td', seconds(window.p50)),
+      el('td', seconds(window.p95)),
+      el('td', seconds(window.p99)),
+    );
+    row.firstChild.scope = 'row';
+    rates.append(row);
+  }
+}
+
+function showFailures(failures, now) {
+  const turns = document.getElementById('failures');
+  turns.replaceChildren();
+  // An empty list shows its caption only.
+  turns.parentElement.tHead.hidden = failures.turns.length === 0;
+  document.getElementById('failures-caption').textContent =
+    failures.turns.length === 0
+      ? 'No failed turns.'
+      : `Failed turns, most recent first (${failures.turns.length})`;
+  for (const failure of failures.turns) {
+    const row = el('tr');
+    const error = el('td');
+    error.append(el('span', failure.code, 'code bad'), document.createTextNode(` ${failure.message}`));
+    row.append(
+      el('td', when(failure.at, now)),
+      el('td', failure.platform),
+      el('td', failure.sessionKey, 'id wide'),
+      error,
+    );
+    turns.append(row);
+  }
+  const given = document.getElementById('given-up');
+  given.replaceChildren();
+  given.parentElement.tHead.hidden = failures.deliveries.length === 0;
+  document.getElementById('given-up-caption').textContent =
+    failures.deliveries.length === 0
+      ? 'No deliveries given up on.'
+      : `Deliveries given up on after their retries (${failures.deliveries.length})`;
+  for (const entry of failures.deliveries) {
+    const row = el('tr');
+    row.append(
+      el('td', entry.givenUpAt === undefined ? '—' : when(entry.givenUpAt, now)),
+      el('td', entry.platform),
+      el('td', KINDS[entry.kind] ?? entry.kind),
+      el('td', entry.chatId, 'id'),
+      el('td', String(entry.attempts)),
+    );
+    given.append(row);
   }
 }
 
@@ -219,6 +276,7 @@ async function refresh() {
   showSessions(data.sessions, data.now);
   showHealth(data.health, data.queue, data.turns);
   showOutbox(data.outbox, data.now);
+  showFailures(data.failures, data.now);
   if (statusLine.textContent === 'Loading…' || statusLine.textContent.startsWith('Sign in')) {
     statusLine.textContent = `Updated ${new Date(data.now).toLocaleTimeString()}`;
   }
