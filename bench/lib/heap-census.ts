@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
 
 /** Live objects of one kind in a heap snapshot: V8's node type plus the constructor or name. */
@@ -21,9 +24,9 @@ interface SnapshotFile {
   readonly strings: string[];
 }
 
-/** Writes a heap snapshot of this process (V8 collects garbage first); returns its file. */
+/** Writes a heap snapshot of this process (V8 collects garbage first) to a temporary file. */
 export function takeHeapSnapshot(): string {
-  return writeHeapSnapshot();
+  return writeHeapSnapshot(join(tmpdir(), `hermes-bench-${randomBytes(6).toString('hex')}.heapsnapshot`));
 }
 
 /**
