@@ -48,13 +48,13 @@ export function statePlaces(config: Config): StatePlace[] {
         },
   );
   places.push(
-    {
-      what: 'command allowlist entries added by an "always" approval',
-      where: 'local',
-      place: config.configPath,
-      reason:
-        'written into this machine’s config.yaml (a file people edit and review); copy it to the other machines, or list the entries in the config you deploy',
-    },
+    sharedOrLocal(
+      'command allowlist entries added by an "always" approval',
+      config.configPath,
+      'DATABASE_URL is not set: written into this machine’s config.yaml (a file people edit and review); copy it to the other machines, or list the entries in the config you deploy',
+    ),
+  );
+  places.push(
     {
       what: 'spilled-over tool results',
       where: 'local',

@@ -25,6 +25,7 @@ describe('doctor: where state lives', () => {
       'memory entries',
       'todo lists',
       'queue, session locks, approval decisions, live events',
+      'command allowlist entries added by an "always" approval',
     ]);
     const local = places.filter((place) => place.where === 'local');
     expect(local.map((place) => place.what)).toContain('spilled-over tool results');
