@@ -37,6 +37,7 @@ import { placementSummary } from '../tools/terminal/terminal-placement.js';
 import { TodoStore } from '../tools/todo/todo-store.js';
 import { createPgAllowlistEntries } from './pg-allowlist-entries.js';
 import { createPgMemoryEntries } from './pg-memory-entries.js';
+import { createPgSharedFiles } from './pg-shared-files.js';
 import { createPgTodoPersistence } from './pg-todo-persistence.js';
 
 export interface ToolRuntime {
@@ -88,8 +89,9 @@ export interface CreateToolRuntimeOptions {
   /** The gateway's scheduled tasks behind the `cronjob` tool; without it the tool is unavailable. */
   readonly cronjobs?: CronjobService;
   /**
-   * The shared database (DATABASE_URL): memory entries and todo lists live there instead of in
-   * HERMES_HOME, so a worker on any machine sees them.
+   * The shared database (DATABASE_URL): memory entries, todo lists, the always-allowlist and
+   * spilled-over results live there instead of in HERMES_HOME (only), so a worker on any machine
+   * sees them; file tools fetch spilled results and chat attachments stored by other machines.
    */
   readonly sharedState?: { readonly pool: PgPool };
 }
@@ -150,6 +152,7 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
       return host;
     },
   });
+  const sharedFiles = shared === undefined ? undefined : createPgSharedFiles(shared.pool);
   const services: ToolServices = {
     config,
     logger,
@@ -162,10 +165,15 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     subAgent,
     ...(options.sessionSearch !== undefined ? { sessionSearch: options.sessionSearch } : {}),
     ...(options.cronjobs !== undefined ? { cronjobs: options.cronjobs } : {}),
+    ...(sharedFiles === undefined ? {} : { sharedFiles }),
     ...discordService(config),
     ...feishuService(config, logger),
   };
-  const registry = createRegistry({ services, logger });
+  const registry = createRegistry({
+    services,
+    logger,
+    ...(sharedFiles === undefined ? {} : { sharedFiles }),
+  });
   const discovery = await discoverTools({
     registry,
     dirs: [options.builtinToolsDir, join(config.home, 'plugins'), ...config.tools.plugin_dirs],
