@@ -27,8 +27,9 @@ export function sharedCopyPath(home: string, path: string): string {
 /**
  * A local path holding the file the agent named: undefined when `path` exists on this machine
  * (use it as it is) or is not a shared file either. Otherwise the shared content is written to
- * `path` itself when it lies under this machine's HERMES_HOME (a worker whose home has the same
- * path as the one that stored it), else to `sharedCopyPath(home, path)`, and that path is returned.
+ * `path` itself when it lies in this machine's `cache/spillover/` or `inbox/` (a worker whose
+ * HERMES_HOME has the same path as the one that stored it), else to `sharedCopyPath(home, path)`,
+ * and that path is returned.
  * A copy made before is reused.
  */
 export async function localCopyOf(
@@ -37,7 +38,12 @@ export async function localCopyOf(
   home: string,
 ): Promise<string | undefined> {
   if (await exists(path)) return undefined;
-  const target = path.startsWith(`${home}/`) ? path : sharedCopyPath(home, path);
+  // The same path only where shared files live (spill-over cache, inbox): never anywhere else in
+  // HERMES_HOME, whatever key a store holds.
+  const sameHome = [join(home, 'cache', 'spillover'), join(home, 'inbox')].some((dir) =>
+    path.startsWith(`${dir}/`),
+  );
+  const target = sameHome ? path : sharedCopyPath(home, path);
   if (target !== path && (await exists(target))) return target;
   const content = await files.get(path);
   if (content === undefined) return undefined;

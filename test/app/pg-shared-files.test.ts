@@ -171,6 +171,21 @@ describe.skipIf(!availability.available)(
       expect(existsSync(join(gateway.home, 'inbox', 'telegram', '42', 'F2-big.bin'))).toBe(false);
     });
 
+    it('a worker whose home has the same path gets the file at that very path, and only in spillover/ or inbox/', async () => {
+      const [a, b] = await twoMachines();
+      // Stored by a machine whose HERMES_HOME is spelled like b's (as /data in every container).
+      const inboxPath = join(b.home, 'inbox', 'telegram', '7', 'F9-notes.txt');
+      await a.files.put(inboxPath, 'attachment', Buffer.from('hello\n'), 60_000);
+      const read = await b.registry().dispatch('read_file', { path: inboxPath }, call);
+      expect(read.content).toBe('1|hello');
+      expect(readFileSync(inboxPath, 'utf8')).toBe('hello\n');
+      // A key elsewhere in the home is copied aside, never written where it points.
+      const elsewhere = join(b.home, 'notes.txt');
+      await a.files.put(elsewhere, 'attachment', Buffer.from('aside\n'), 60_000);
+      expect((await b.registry().dispatch('read_file', { path: elsewhere }, call)).content).toBe('1|aside');
+      expect(existsSync(elsewhere)).toBe(false);
+    });
+
     it('a later put replaces the content; an expired file is not returned', async () => {
       const [a, b] = await twoMachines();
       await a.files.put('/x/cache/spillover/r.txt', 'spillover', Buffer.from('one'), 60_000);
