@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { FAKE_ANSWER, FAKE_MODEL } from './gateway/fake-model-answer.js';
 import { createHttpPoster, type HttpPoster } from './gateway/http-poster.js';
@@ -16,22 +17,29 @@ import { environment, summarize } from './lib/stats.js';
 /**
  * Scaling out in BullMQ mode: turns/s through the API server of a gateway that runs no workers
  * itself, with 1 and with 2 `worker` processes (same HERMES_HOME, same Redis), and with 1, 2 and
- * 4 workers on PostgreSQL state (each on its own empty HERMES_HOME), against the
- * baseline of one process doing everything (the default `start`, local-first). Zero-latency fake
- * model in a child process, as in bench/gateway.ts; cases interleaved round by round. Also
- * reports the CPU time per turn summed over the gateway and its worker processes, which shows
- * what extra processes cost: whether they add throughput depends on the cores left free.
+ * 4 workers on PostgreSQL state (each on its own empty HERMES_HOME), against the baseline of one
+ * process doing everything on SQLite (the default `start`, local-first). The fake model (a child
+ * process) holds each answer back `BENCH_SCALE_MODEL_MS` (250 ms), as a remote model makes a turn
+ * wait, and every process runs `BENCH_SCALE_WORKER_CONCURRENCY` (4) turns at once: throughput is
+ * bounded by worker slots, as in a deployment, not by this machine's cores, so adding workers
+ * shows. Cases interleaved round by round. Then the mid-run case: load on a PostgreSQL gateway
+ * with one worker, a second worker started while the load runs, turns/s before and after. Also
+ * reports the CPU time per turn summed over the gateway and its worker processes.
  */
-const CONCURRENCY = envInt('BENCH_SCALE_CONCURRENCY', 16);
-const ROUNDS = envInt('BENCH_SCALE_ROUNDS', 5);
-const PER_ROUND = envInt('BENCH_SCALE_PER_ROUND', 1000);
-const WARMUP = envInt('BENCH_SCALE_WARMUP', 500);
+const MODEL_MS = envInt('BENCH_SCALE_MODEL_MS', 250);
+const SLOTS = envInt('BENCH_SCALE_WORKER_CONCURRENCY', 4);
+const CONCURRENCY = envInt('BENCH_SCALE_CONCURRENCY', 32);
+const ROUNDS = envInt('BENCH_SCALE_ROUNDS', 3);
+const PER_ROUND = envInt('BENCH_SCALE_PER_ROUND', 160);
+const WARMUP = envInt('BENCH_SCALE_WARMUP', 32);
+/** Seconds of load measured before and after the worker added mid-run. */
+const PHASE_S = envInt('BENCH_SCALE_PHASE_S', 8);
 
 const progress = (message: string) => process.stderr.write(`[bench gateway-scale-out] ${message}\n`);
 const rootPrefix = `hgscale-${randomBytes(4).toString('hex')}`;
-const model = await startFakeModel();
+const model = await startFakeModel({ latencyMs: MODEL_MS });
 const redis = await redisVersion();
-const queueConfig = ['queue:', `  concurrency: ${CONCURRENCY}`];
+const queueConfig = ['queue:', `  concurrency: ${SLOTS}`];
 /** PostgreSQL for the shared-state cases (BENCH_DATABASE_URL; default the test server). */
 const DATABASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const pgSchemas: string[] = [];
@@ -39,8 +47,20 @@ const extraHomes: string[] = [];
 
 interface Setup {
   readonly gateway: BenchGateway;
-  readonly workers: readonly WorkerProcess[];
+  readonly workers: WorkerProcess[];
   readonly poster: HttpPoster;
+  readonly shared: 'sqlite' | 'postgres';
+}
+
+/** One more `worker` process: on the gateway's home, or (PostgreSQL) on an empty one of its own. */
+async function addWorker(gateway: BenchGateway, shared: 'sqlite' | 'postgres'): Promise<WorkerProcess> {
+  let home = gateway.home;
+  if (shared === 'postgres') {
+    home = mkdtempSync(join(tmpdir(), 'hermes-bench-worker-'));
+    copyFileSync(join(gateway.home, 'config.yaml'), join(home, 'config.yaml'));
+    extraHomes.push(home);
+  }
+  return startWorkerProcess({ home, workdir: gateway.workdir, modelBaseURL: model.baseURL });
 }
 
 /**
@@ -65,16 +85,8 @@ async function setup(
     workers: workerProcesses === 0,
   });
   const workers: WorkerProcess[] = [];
-  for (let i = 0; i < workerProcesses; i += 1) {
-    let home = gateway.home;
-    if (shared === 'postgres') {
-      home = mkdtempSync(join(tmpdir(), 'hermes-bench-worker-'));
-      copyFileSync(join(gateway.home, 'config.yaml'), join(home, 'config.yaml'));
-      extraHomes.push(home);
-    }
-    workers.push(await startWorkerProcess({ home, workdir: gateway.workdir, modelBaseURL: model.baseURL }));
-  }
-  return { gateway, workers, poster: createHttpPoster(gateway.origin, CONCURRENCY) };
+  for (let i = 0; i < workerProcesses; i += 1) workers.push(await addWorker(gateway, shared));
+  return { gateway, workers, poster: createHttpPoster(gateway.origin, CONCURRENCY), shared };
 }
 
 type CaseName = 'one_process' | 'workers_1' | 'workers_2' | 'pg_workers_1' | 'pg_workers_2' | 'pg_workers_4';
@@ -126,6 +138,58 @@ for (const { gateway, workers, poster } of Object.values(setups)) {
   await Promise.all(workers.map((w) => w.close()));
   await gateway.close();
 }
+
+/**
+ * Adding a worker mid-run: steady load on a PostgreSQL gateway with one worker; turns/s over
+ * PHASE_S seconds, then a second worker (own empty home) is started while the load goes on, and
+ * turns/s over the PHASE_S seconds after it said ready.
+ */
+async function growMidRun() {
+  const grow = await setup('pggrow', 1, 'postgres');
+  let done = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  let stop = false;
+  const lanes = Array.from({ length: CONCURRENCY }, async () => {
+    while (!stop) {
+      try {
+        const text = await grow.poster.post('/v1/chat/completions', body);
+        if (!text.includes(FAKE_ANSWER)) throw new Error(`unexpected answer: ${text.slice(0, 200)}`);
+        done += 1;
+      } catch (error) {
+        errors += 1;
+        firstError ??= error instanceof Error ? error.message : String(error);
+      }
+    }
+  });
+  const window = async () => {
+    const count = done;
+    const start = performance.now();
+    await sleep(PHASE_S * 1000);
+    return ((done - count) * 1000) / (performance.now() - start);
+  };
+  await sleep(2000); // past the start-up of the load
+  const before = await window();
+  const adding = performance.now();
+  grow.workers.push(await addWorker(grow.gateway, 'postgres'));
+  const workerStartMs = performance.now() - adding;
+  const after = await window();
+  stop = true;
+  await Promise.all(lanes);
+  await grow.poster.close();
+  await Promise.all(grow.workers.map((w) => w.close()));
+  await grow.gateway.close();
+  return {
+    turns_per_s_before: before,
+    turns_per_s_after: after,
+    ratio_after_vs_before: after / before,
+    worker_start_ms: workerStartMs,
+    turns: done,
+    ...(errors > 0 ? { errors, first_error: firstError } : {}),
+  };
+}
+progress(`adding a worker mid-run (${PHASE_S} s before, ${PHASE_S} s after)`);
+const midRun = await growMidRun();
 await model.close();
 for (const home of extraHomes) rmSync(home, { recursive: true, force: true });
 const admin = new pg.Client({ connectionString: DATABASE_URL });
@@ -161,7 +225,9 @@ process.stdout.write(
     name: 'gateway-scale-out',
     params: {
       concurrency: CONCURRENCY,
-      worker_concurrency_per_process: CONCURRENCY,
+      worker_concurrency_per_process: SLOTS,
+      model_latency_ms: MODEL_MS,
+      mid_run_phase_s: PHASE_S,
       rounds: ROUNDS,
       turns_per_case_per_round: PER_ROUND,
       warmup_turns_per_case: WARMUP,
@@ -172,7 +238,10 @@ process.stdout.write(
         'the same with DATABASE_URL: state in PostgreSQL (a schema per case, dropped after), each worker on an empty HERMES_HOME of its own; baseline one_process is the SQLite single machine',
       cpu_ms_per_turn:
         'user + system CPU of this process (gateway and load generator) plus the worker processes, per turn; the fake model and Redis not included',
-      env_overrides: 'BENCH_SCALE_CONCURRENCY, _ROUNDS, _PER_ROUND, _WARMUP; BENCH_DATABASE_URL',
+      mid_run:
+        'PostgreSQL gateway, one worker under steady load; a second worker started mid-run; turns/s over the phase before and the phase after it was ready',
+      env_overrides:
+        'BENCH_SCALE_CONCURRENCY, _WORKER_CONCURRENCY, _MODEL_MS, _ROUNDS, _PER_ROUND, _WARMUP, _PHASE_S; BENCH_DATABASE_URL',
     },
     baseline: {
       name: 'one process: gateway with its own workers (default start, local-first)',
@@ -184,6 +253,7 @@ process.stdout.write(
       postgres_workers_1: figures('pg_workers_1'),
       postgres_workers_2: figures('pg_workers_2'),
       postgres_workers_4: figures('pg_workers_4'),
+      postgres_add_worker_mid_run: midRun,
     },
     ratio: {
       workers_1_vs_one_process: pairedRatio('workers_1'),
@@ -193,7 +263,7 @@ process.stdout.write(
       postgres_workers_4_vs_one_process: pairedRatio('pg_workers_4'),
     },
     target:
-      'none (reported so deployments can judge scaling out; adding processes helps only where cores are free)',
+      'none (reported so deployments can judge scaling out; with a waiting model, more worker slots add throughput until cores or the gateway run out)',
     environment: { ...environment(), redis_version: redis, redis_keys_left_after_close: keysLeft },
   })}\n`,
 );

@@ -9,8 +9,11 @@ import { FAKE_ANSWER, FAKE_MODEL } from './fake-model-answer.js';
  * read to the end (keep-alive) but not parsed. Exits when its parent goes away.
  * `BENCH_FAKE_CHUNKS` (default 1): the answer streams as that many text deltas (the fixed
  * answer, then ' more' per extra delta), to mimic a model that streams token by token.
+ * `BENCH_FAKE_LATENCY_MS` (default 0): each answer is held back that long (a remote model's time
+ * to answer, spent waiting, not computing), so a bench can show what more worker slots buy.
  */
 const chunks = Math.max(1, Number.parseInt(process.env['BENCH_FAKE_CHUNKS'] ?? '1', 10) || 1);
+const latencyMs = Math.max(0, Number.parseInt(process.env['BENCH_FAKE_LATENCY_MS'] ?? '0', 10) || 0);
 const pieces = [FAKE_ANSWER, ...Array.from({ length: chunks - 1 }, () => ' more')];
 const created = Math.floor(Date.now() / 1000);
 const base = { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created, model: FAKE_MODEL };
@@ -48,13 +51,17 @@ const server = createServer((req, res) => {
     body += chunk;
   });
   req.on('end', () => {
-    if (body.includes('"stream":true')) {
-      res.writeHead(200, sseHeaders);
-      res.end(sse);
-    } else {
-      res.writeHead(200, jsonHeaders);
-      res.end(json);
-    }
+    const answer = () => {
+      if (body.includes('"stream":true')) {
+        res.writeHead(200, sseHeaders);
+        res.end(sse);
+      } else {
+        res.writeHead(200, jsonHeaders);
+        res.end(json);
+      }
+    };
+    if (latencyMs === 0) answer();
+    else setTimeout(answer, latencyMs);
   });
 });
 server.keepAliveTimeout = 60_000;

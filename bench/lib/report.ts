@@ -182,6 +182,30 @@ const READERS: Record<string, (r: Json) => RowInput[]> = {
       ratio: num(r, `ratio.${name}_vs_one_process.median`),
       target: 'informational',
     })),
+    ...(['1', '2', '4'] as const).map((n) => ({
+      figure: `turns/s, gateway + ${n} worker(s) on PostgreSQL state, each on an empty home`,
+      unit: 'turns/s',
+      median: num(r, `ours.postgres_workers_${n}.turns_per_s`),
+      p99: null,
+      baseline: 'one process on SQLite (default start)',
+      baselineMedian: num(r, 'baseline.turns_per_s'),
+      ratio: num(r, `ratio.postgres_workers_${n}_vs_one_process.median`),
+      target: 'informational',
+    })),
+    {
+      figure: 'turns/s after adding a 2nd worker mid-run (PostgreSQL)',
+      unit: 'turns/s',
+      median: num(r, 'ours.postgres_add_worker_mid_run.turns_per_s_after'),
+      p99: null,
+      baseline: 'the same run before the worker was added',
+      baselineMedian: num(r, 'ours.postgres_add_worker_mid_run.turns_per_s_before'),
+      ratio: num(r, 'ours.postgres_add_worker_mid_run.ratio_after_vs_before'),
+      target: 'ratio > 1',
+      met: (() => {
+        const ratio = num(r, 'ours.postgres_add_worker_mid_run.ratio_after_vs_before');
+        return ratio === null ? null : ratio > 1;
+      })(),
+    },
   ],
   gateway: (r) => [
     {

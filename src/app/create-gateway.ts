@@ -34,12 +34,15 @@ import { waitForRedis } from '../gateway/redis-reachable.js';
 import type { GatewayStore } from '../gateway/store/gateway-store.js';
 import { createSqliteApprovalStore } from '../gateway/store/sqlite-approval-store.js';
 import { createTurnRunner, type TurnRunner } from '../gateway/turn/create-turn-runner.js';
+import type { SharedFiles } from '../lib/shared-files.js';
 import type { PlatformAdapter } from '../platforms/adapter.js';
 import type { Ingress } from '../platforms/ingress.js';
 import type { Platform, PlatformDefinition, PlatformRoutes, RouteServices } from '../platforms/platform.js';
 import { describeMcpState } from '../tools/mcp/create-mcp-manager.js';
 import { createToolRuntime, type ToolRuntime } from './create-tool-runtime.js';
+import { lateSharedFiles } from './late-shared-files.js';
 import { openGatewayStore } from './open-gateway-store.js';
+import { createPgSharedFiles } from './pg-shared-files.js';
 import { PLATFORMS } from './platforms.js';
 
 export type GatewayRole = 'gateway' | 'worker';
@@ -118,7 +121,9 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
   // Checked before anything is opened: a wrong http.metrics_auth or a half-configured platform
   // stops the start here.
   const httpAuth = options.role === 'gateway' ? httpAuthOf(config, logger) : undefined;
-  const built = options.role === 'gateway' ? buildPlatforms(options) : [];
+  // Chat attachments go to the shared database too (DATABASE_URL); it is opened further on.
+  const sharedFiles = config.database.url === undefined ? undefined : lateSharedFiles();
+  const built = options.role === 'gateway' ? buildPlatforms(options, sharedFiles?.files) : [];
   const routes = routesOf(built);
   mkdirSync(config.home, { recursive: true, mode: 0o700 });
   if (config.redis.url !== undefined) {
@@ -132,7 +137,7 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
         })
       : undefined;
   try {
-    return await assemble(options, { platforms: built, routes, homeLock, httpAuth });
+    return await assemble(options, { platforms: built, routes, homeLock, httpAuth, sharedFiles });
   } catch (error) {
     homeLock?.release();
     throw error;
@@ -143,7 +148,7 @@ export async function createGateway(options: CreateGatewayOptions): Promise<Gate
  * The platforms of the gateway role: the given chat adapters, then the list's chat platforms
  * (those not replaced by a given adapter), then the others, which learn which chat platforms run.
  */
-function buildPlatforms(options: CreateGatewayOptions): Platform[] {
+function buildPlatforms(options: CreateGatewayOptions, sharedFiles: SharedFiles | undefined): Platform[] {
   const { config, logger } = options;
   const given = options.adapters ?? [];
   const definitions = (options.platforms ?? PLATFORMS).filter(
@@ -154,7 +159,11 @@ function buildPlatforms(options: CreateGatewayOptions): Platform[] {
   const platforms: Platform[] = given.map((adapter) => ({ label: adapter.platform, adapter }));
   const build = (definition: PlatformDefinition) => {
     const chatPlatforms = platforms.flatMap((platform) => platform.adapter?.platform ?? []);
-    const platform = definition.fromConfig(config, { logger, chatPlatforms });
+    const platform = definition.fromConfig(config, {
+      logger,
+      chatPlatforms,
+      ...(sharedFiles === undefined ? {} : { sharedFiles }),
+    });
     if (platform !== undefined) platforms.push(platform);
   };
   for (const definition of definitions) if (definition.chat) build(definition);
@@ -197,6 +206,7 @@ interface Prepared {
   readonly routes: readonly PlatformRoutes[];
   readonly homeLock: HomeLock | undefined;
   readonly httpAuth: ReturnType<typeof httpAuthOf> | undefined;
+  readonly sharedFiles: ReturnType<typeof lateSharedFiles> | undefined;
 }
 
 async function assemble(options: CreateGatewayOptions, prepared: Prepared): Promise<Gateway> {
@@ -205,6 +215,7 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
   const adapters = platforms.flatMap((platform) => platform.adapter ?? []);
   const opened = await openGatewayStore(config, logger);
   const store: GatewayStore = opened.store;
+  if (opened.kind === 'postgres') prepared.sharedFiles?.bind(createPgSharedFiles(opened.store.pool));
   const cronLogger = logger.child({ component: 'cron' });
   const cron = createCronService(
     {

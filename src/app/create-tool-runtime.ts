@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { createPermanentAllowlist } from '../approval/allowlist.js';
 import type { ApprovalStore } from '../approval/approval-store.js';
 import { type ApprovalGateController, createApprovalGate } from '../approval/create-approval-gate.js';
 import { createMemoryApprovalStore } from '../approval/memory-approval-store.js';
 import { createRedisApprovalStore } from '../approval/redis-approval-store.js';
+import { createSharedAllowlist } from '../approval/shared-allowlist.js';
 import { createSmartReviewer, type SmartReviewer } from '../approval/smart-reviewer.js';
 import type { Config } from '../config/config-schema.js';
 import { resolvePlatformAccess } from '../gateway/access/access-policy.js';
@@ -33,7 +35,9 @@ import { type CommandGroupLedger, createCommandGroupLedger } from '../tools/term
 import { createProcessTable, type ProcessTable } from '../tools/terminal/process-table.js';
 import { placementSummary } from '../tools/terminal/terminal-placement.js';
 import { TodoStore } from '../tools/todo/todo-store.js';
+import { createPgAllowlistEntries } from './pg-allowlist-entries.js';
 import { createPgMemoryEntries } from './pg-memory-entries.js';
+import { createPgSharedFiles } from './pg-shared-files.js';
 import { createPgTodoPersistence } from './pg-todo-persistence.js';
 
 export interface ToolRuntime {
@@ -85,8 +89,9 @@ export interface CreateToolRuntimeOptions {
   /** The gateway's scheduled tasks behind the `cronjob` tool; without it the tool is unavailable. */
   readonly cronjobs?: CronjobService;
   /**
-   * The shared database (DATABASE_URL): memory entries and todo lists live there instead of in
-   * HERMES_HOME, so a worker on any machine sees them.
+   * The shared database (DATABASE_URL): memory entries, todo lists, the always-allowlist and
+   * spilled-over results live there instead of in HERMES_HOME (only), so a worker on any machine
+   * sees them; file tools fetch spilled results and chat attachments stored by other machines.
    */
   readonly sharedState?: { readonly pool: PgPool };
 }
@@ -104,17 +109,32 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     redis !== undefined
       ? createRedisApprovalStore({ redis, keyPrefix: `${config.redis.prefix}:approval:` })
       : (options.localApprovalStore?.() ?? createMemoryApprovalStore());
+  const shared = options.sharedState;
+  const configAllowlist = createPermanentAllowlist({
+    initial: config.command_allowlist,
+    configPath: config.configPath,
+    logger,
+  });
+  // With a shared database an "always" answer goes there, so every process's gate sees it.
+  const allowlist =
+    shared === undefined
+      ? configAllowlist
+      : createSharedAllowlist({
+          config: configAllowlist,
+          shared: createPgAllowlistEntries(shared.pool),
+          logger,
+        });
   const approvalGate = createApprovalGate({
     config,
     store: approvalStore,
     logger,
+    allowlist,
     ...optionalReviewer(config, logger),
   });
   const approvals = createResumableApprovalGate(approvalGate);
   const commandGroups = createCommandGroupLedger({ dir: join(config.home, 'run', 'command-groups'), logger });
   const processes = createProcessTable({ ledger: commandGroups });
   const tasks = createAgentTaskTable();
-  const shared = options.sharedState;
   const memoryStore = new MemoryStore({
     root: join(config.home, 'memories'),
     ...(shared === undefined ? {} : { entries: createPgMemoryEntries(shared.pool) }),
@@ -132,6 +152,7 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
       return host;
     },
   });
+  const sharedFiles = shared === undefined ? undefined : createPgSharedFiles(shared.pool);
   const services: ToolServices = {
     config,
     logger,
@@ -144,10 +165,15 @@ export async function createToolRuntime(options: CreateToolRuntimeOptions): Prom
     subAgent,
     ...(options.sessionSearch !== undefined ? { sessionSearch: options.sessionSearch } : {}),
     ...(options.cronjobs !== undefined ? { cronjobs: options.cronjobs } : {}),
+    ...(sharedFiles === undefined ? {} : { sharedFiles }),
     ...discordService(config),
     ...feishuService(config, logger),
   };
-  const registry = createRegistry({ services, logger });
+  const registry = createRegistry({
+    services,
+    logger,
+    ...(sharedFiles === undefined ? {} : { sharedFiles }),
+  });
   const discovery = await discoverTools({
     registry,
     dirs: [options.builtinToolsDir, join(config.home, 'plugins'), ...config.tools.plugin_dirs],

@@ -26,11 +26,17 @@ export interface PermanentAllowlist {
    * is logged and reported, the entries still apply in this process.
    */
   add(entries: readonly string[]): Promise<AllowlistSaveResult>;
+  /**
+   * Brings the in-process copy up to date with where entries are kept (another process may have
+   * added some); the gate awaits it before it consults the list. Never throws.
+   */
+  sync(): Promise<void>;
 }
 
 export type AllowlistSaveResult =
   | { readonly persisted: true; readonly entries: readonly string[] }
-  | { readonly persisted: false; readonly error: string };
+  /** `place`: where the entries could not be written (`config.yaml`, `the database`). */
+  | { readonly persisted: false; readonly error: string; readonly place?: string };
 
 export interface PermanentAllowlistOptions {
   readonly initial: readonly string[];
@@ -102,12 +108,21 @@ export function createPermanentAllowlist(options: PermanentAllowlistOptions): Pe
       return [...current];
     },
 
+    sync: () => {
+      refresh();
+      return Promise.resolve();
+    },
+
     add(entries) {
       current = new Set([...current, ...entries]);
       for (const entry of entries) unsaved.add(entry);
       const { configPath } = options;
       if (configPath === undefined) {
-        return Promise.resolve({ persisted: false, error: 'no config file to write to' });
+        return Promise.resolve({
+          persisted: false,
+          error: 'no config file to write to',
+          place: 'config.yaml',
+        });
       }
       const save = queue.then(async (): Promise<AllowlistSaveResult> => {
         try {
@@ -119,7 +134,7 @@ export function createPermanentAllowlist(options: PermanentAllowlistOptions): Pe
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           options.logger.warn({ err: error, configPath }, 'could not save command_allowlist');
-          return { persisted: false, error: message };
+          return { persisted: false, error: message, place: 'config.yaml' };
         }
       });
       queue = save;

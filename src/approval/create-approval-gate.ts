@@ -39,7 +39,10 @@ export interface ApprovalGateDeps {
   /** Epoch milliseconds; must be the same clock the store was given. */
   readonly now?: () => number;
   readonly idGenerator?: () => string;
-  /** Defaults to one built from `config.command_allowlist` that writes back to `config.configPath`. */
+  /**
+   * Defaults to one built from `config.command_allowlist` that writes back to `config.configPath`;
+   * with a shared database, the composition root passes `createSharedAllowlist`.
+   */
   readonly allowlist?: PermanentAllowlist;
   /** Home directory folded to `~` by detection (defaults to the detector's own). */
   readonly homeDir?: string;
@@ -179,7 +182,11 @@ export function createApprovalGate(deps: ApprovalGateDeps): ApprovalGateControll
 
     const needsState = ctx.backend !== 'docker' && !settings.yolo && settings.mode !== 'off';
     const [sessionYolo, sessionGrants] = needsState
-      ? await Promise.all([store.sessionYolo(ctx.sessionKey), store.sessionGrants(ctx.sessionKey)])
+      ? await Promise.all([
+          store.sessionYolo(ctx.sessionKey),
+          store.sessionGrants(ctx.sessionKey),
+          allowlist.sync(),
+        ])
       : [false, new Set<string>()];
     const step = dangerousStep({
       command,
@@ -237,7 +244,11 @@ export function createApprovalGate(deps: ApprovalGateDeps): ApprovalGateControll
     if (dangerous.length === 0) return { kind: 'allow', reason: 'safe', findings: [] };
     const needsState = !settings.yolo && settings.mode !== 'off';
     const [sessionYolo, sessionGrants] = needsState
-      ? await Promise.all([store.sessionYolo(ctx.sessionKey), store.sessionGrants(ctx.sessionKey)])
+      ? await Promise.all([
+          store.sessionYolo(ctx.sessionKey),
+          store.sessionGrants(ctx.sessionKey),
+          allowlist.sync(),
+        ])
       : [false, new Set<string>()];
     const step = dangerousStep({
       command: action.summary,

@@ -48,27 +48,40 @@ export function statePlaces(config: Config): StatePlace[] {
         },
   );
   places.push(
-    {
-      what: 'command allowlist entries added by an "always" approval',
-      where: 'local',
-      place: config.configPath,
-      reason:
-        'written into this machine’s config.yaml (a file people edit and review); copy it to the other machines, or list the entries in the config you deploy',
-    },
-    {
-      what: 'spilled-over tool results',
-      where: 'local',
-      place: join(home, 'cache', 'spillover'),
-      reason:
-        'results over the size limit are kept as files for read_file in the same turn; a turn resumed on another machine sees the preview only',
-    },
-    {
-      what: 'chat attachments',
-      where: 'local',
-      place: join(home, 'inbox'),
-      reason:
-        'files sent in chats are saved by the gateway that received them; a worker on another machine gets the message text with a path it cannot open (not yet stored in the database)',
-    },
+    sharedOrLocal(
+      'command allowlist entries added by an "always" approval',
+      config.configPath,
+      'DATABASE_URL is not set: written into this machine’s config.yaml (a file people edit and review); copy it to the other machines, or list the entries in the config you deploy',
+    ),
+  );
+  const kb = (bytes: number) => `${Math.round(bytes / 1024)} KB`;
+  places.push(
+    shared !== undefined
+      ? {
+          what: `spilled-over tool results (up to ${kb(config.database.spillover_max_bytes)} each; larger ones keep only their preview)`,
+          where: 'shared',
+          place: shared,
+        }
+      : {
+          what: 'spilled-over tool results',
+          where: 'local',
+          place: join(home, 'cache', 'spillover'),
+          reason: `${noDatabase}: results over the size limit are kept as files for read_file on this machine`,
+        },
+    shared !== undefined
+      ? {
+          what: `chat attachments (up to ${kb(config.database.attachment_max_bytes)} each, kept ${config.database.attachment_ttl_days} days; larger ones are not kept)`,
+          where: 'shared',
+          place: shared,
+        }
+      : {
+          what: 'chat attachments',
+          where: 'local',
+          place: join(home, 'inbox'),
+          reason: `${noDatabase}: files sent in chats are saved by the gateway that received them`,
+        },
+  );
+  places.push(
     {
       what: 'command process groups',
       where: 'local',

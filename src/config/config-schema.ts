@@ -275,9 +275,27 @@ export const configSchema = z
           .string()
           .regex(/^[a-z_][a-z0-9_]{0,62}$/)
           .default('public'),
+        /**
+         * Bytes of one spilled-over tool result kept in the database at most (so read_file works
+         * on any worker); a larger result keeps only its preview.
+         */
+        spillover_max_bytes: z.number().int().positive().max(256_000_000).default(4_194_304),
+        /**
+         * Bytes of one chat attachment kept in the database at most (so any worker can open it);
+         * a larger file is not kept and the agent is told it was too large to share.
+         */
+        attachment_max_bytes: z.number().int().positive().max(256_000_000).default(10_485_760),
+        /** Days a chat attachment is kept in the database. */
+        attachment_ttl_days: z.number().positive().default(30),
       })
       .strict()
-      .default({ pool_max: 10, schema: 'public' }),
+      .default({
+        pool_max: 10,
+        schema: 'public',
+        spillover_max_bytes: 4_194_304,
+        attachment_max_bytes: 10_485_760,
+        attachment_ttl_days: 30,
+      }),
     logging: z
       .object({
         level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),

@@ -21,6 +21,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config-schema.js';
 import { HermesError } from '../errors/hermes-error.js';
+import type { SharedFiles } from '../lib/shared-files.js';
 import type { PlatformAdapter } from './adapter.js';
 import type { Ingress } from './ingress.js';
 import type { TurnEndOutbox, WebhookRunRecords } from './webhook-run-records.js';
@@ -121,6 +122,11 @@ export interface PlatformContext {
   readonly logger: Logger;
   /** Chat platforms this process runs (webhook results may be delivered to them). */
   readonly chatPlatforms: readonly string[];
+  /**
+   * The shared database's file store (DATABASE_URL): chat attachments are kept there too, so
+   * a worker on any machine can open them. Undefined on SQLite deployments.
+   */
+  readonly sharedFiles?: SharedFiles;
 }
 
 export interface PlatformDefinition {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { HermesError } from '../errors/hermes-error.js';
+import type { SharedFiles } from '../lib/shared-files.js';
 import { type Availability, CheckCache } from './check-cache.js';
 import { coerceArgs } from './coerce-args.js';
 import { normalizeResult } from './normalize-result.js';
@@ -74,6 +75,11 @@ export interface CreateRegistryOptions {
   readonly services: ToolServices;
   readonly logger?: Logger;
   readonly now?: () => number;
+  /**
+   * The shared database's file store (DATABASE_URL): spilled-over results are kept there too, up
+   * to `database.spillover_max_bytes`, so their path can be read on any worker.
+   */
+  readonly sharedFiles?: SharedFiles;
 }
 
 const NEVER: AbortSignal = new AbortController().signal;
@@ -95,6 +101,9 @@ export function createRegistry(options: CreateRegistryOptions): Registry {
     dir: join(config.home, 'cache', 'spillover'),
     ttlMs: config.tools.spillover_ttl_hours * 3_600_000,
     now,
+    ...(options.sharedFiles === undefined
+      ? {}
+      : { shared: { files: options.sharedFiles, maxBytes: config.database.spillover_max_bytes } }),
   });
   // One search for every secret value and its encodings, shared by results and error texts.
   const secrets = secretScrubberFor(config);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { SharedFiles } from '../lib/shared-files.js';
 
 export const PREVIEW_CHARS = 1500;
 
@@ -10,6 +11,11 @@ export interface SpilloverOptions {
   /** Files older than this are pruned, ms. */
   readonly ttlMs: number;
   readonly now?: () => number;
+  /**
+   * The shared database (DATABASE_URL): each spilled result is also stored there, up to
+   * `maxBytes`, so read_file of its path works on any worker; a larger one keeps only its preview.
+   */
+  readonly shared?: { readonly files: SharedFiles; readonly maxBytes: number };
 }
 
 /**
@@ -20,12 +26,14 @@ export class Spillover {
   readonly #dir: string;
   readonly #ttl: number;
   readonly #now: () => number;
+  readonly #shared: SpilloverOptions['shared'];
   #lastPrune = 0;
 
   constructor(options: SpilloverOptions) {
     this.#dir = options.dir;
     this.#ttl = options.ttlMs;
     this.#now = options.now ?? Date.now;
+    this.#shared = options.shared;
   }
 
   get dir(): string {
@@ -34,6 +42,14 @@ export class Spillover {
 
   async spill(toolName: string, content: string): Promise<{ notice: string; path?: string }> {
     const preview = makePreview(content);
+    const shared = this.#shared;
+    const bytes = shared === undefined ? undefined : Buffer.from(content, 'utf8');
+    if (shared !== undefined && bytes !== undefined && bytes.byteLength > shared.maxBytes) {
+      // Kept on this machine only, a later step on another worker could not read it: not kept.
+      return {
+        notice: `${preview}\n\n[Truncated: the result of ${toolName} was ${content.length} characters (${humanSize(bytes.byteLength)}), over the ${humanSize(shared.maxBytes)} kept for spilled results, so only this preview is shown and the rest is not kept. Narrow the call (a smaller range, a filter, fewer lines) to see more.]`,
+      };
+    }
     const path = join(
       this.#dir,
       `${toolName}-${this.#now().toString(36)}-${randomBytes(4).toString('hex')}.txt`,
@@ -41,9 +57,12 @@ export class Spillover {
     try {
       await mkdir(this.#dir, { recursive: true, mode: 0o700 });
       await writeFile(path, content, { encoding: 'utf8', mode: 0o600 });
+      if (shared !== undefined && bytes !== undefined) {
+        await shared.files.put(path, 'spillover', bytes, this.#ttl);
+      }
     } catch {
       return {
-        notice: `${preview}\n\n[Truncated: the result of ${toolName} was ${content.length} characters and could not be saved to a file, so only this preview is shown.]`,
+        notice: `${preview}\n\n[Truncated: the result of ${toolName} was ${content.length} characters and could not be saved, so only this preview is shown.]`,
       };
     }
     void this.#maybePrune();
@@ -90,8 +109,12 @@ function makePreview(content: string): string {
   return cut > PREVIEW_CHARS / 2 ? head.slice(0, cut) : head;
 }
 
+function humanSize(size: number): string {
+  return size >= 1_048_576 ? `${(size / 1_048_576).toFixed(1)} MB` : `${(size / 1024).toFixed(1)} KB`;
+}
+
 function spillNotice(toolName: string, size: number, path: string, preview: string): string {
-  const human = size >= 1_048_576 ? `${(size / 1_048_576).toFixed(1)} MB` : `${(size / 1024).toFixed(1)} KB`;
+  const human = humanSize(size);
   return [
     '<spilled-result>',
     `The result of ${toolName} was too large to include (${size} characters, ${human}).`,

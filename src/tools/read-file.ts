@@ -13,6 +13,7 @@ import {
 import { locateFile, statRegularFile } from './files/file-target.js';
 import { formatBytes } from './files/format-bytes.js';
 import { type LineWindow, readLineWindow } from './files/read-line-window.js';
+import { sharedFileOrPath } from './files/shared-file-copy.js';
 import { SNIFF_BYTES, sniffBinary } from './files/sniff-binary.js';
 
 function renderWindow(window: LineWindow, offset: number, shown: string): string {
@@ -49,7 +50,10 @@ export const readFileTool = defineTool({
   }),
   handler: async (args, ctx) => {
     const config = ctx.services.config;
-    const target = await locateFile(args.path, ctx.cwd);
+    // A spilled-over result or chat attachment stored by another machine: read this one's copy.
+    const source = await sharedFileOrPath(args.path, ctx.cwd, ctx.services);
+    const located = await locateFile(source.path, ctx.cwd);
+    const target = source.copied ? { ...located, shown: args.path } : located;
     const guard = await createFileGuard(config);
     const spellings = [target.real, target.absolute];
     // The gateway's own secrets are refused by name before anything else, even when missing.

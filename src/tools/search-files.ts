@@ -12,6 +12,7 @@ import { missingPathError } from './files/missing-path-error.js';
 import { type RenderSearchOptions, renderContentPage, renderFilePage } from './files/render-search.js';
 import { listFiles, searchContent } from './files/search-engines.js';
 import type { SearchQuery } from './files/search-page.js';
+import { sharedFileOrPath } from './files/shared-file-copy.js';
 import { SNIFF_BYTES, sniffBinary } from './files/sniff-binary.js';
 
 async function statSearchRoot(real: string, absolute: string, cwd: string): Promise<Stats> {
@@ -100,7 +101,8 @@ export const searchFilesTool = defineTool({
       .describe('Lines of context around each match (content only).'),
   }),
   handler: async (args, ctx) => {
-    const target = await locateFile(args.path, ctx.cwd);
+    const source = await sharedFileOrPath(args.path, ctx.cwd, ctx.services);
+    const target = await locateFile(source.path, ctx.cwd);
     const guard = await createFileGuard(ctx.services.config);
     await assertSearchable(target, guard);
     // Loaded up front: the search checks files synchronously (ripgrep's results arrive in a stream).

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Config } from '../config/config-schema.js';
 import { HermesError } from '../errors/hermes-error.js';
 import { defineTool } from '../registry/define-tool.js';
+import { sharedFileOrPath } from './files/shared-file-copy.js';
 import { askVisionModel } from './vision/ask-vision-model.js';
 import { loadImage } from './vision/load-image.js';
 
@@ -44,7 +45,11 @@ export const visionAnalyzeTool = defineTool({
     const visionModel = config.model.vision_model;
     if (reason !== undefined || visionModel === undefined)
       throw new HermesError('model_failed', reason ?? NO_VISION_MODEL);
-    const image = await loadImage(args.image_url, { config, cwd: ctx.cwd, signal: ctx.signal });
+    // A chat photo stored in the shared database by the gateway that received it: this machine's copy.
+    const local = /^[a-z][a-z0-9+.-]+:/i.test(args.image_url)
+      ? args.image_url
+      : (await sharedFileOrPath(args.image_url, ctx.cwd, ctx.services)).path;
+    const image = await loadImage(local, { config, cwd: ctx.cwd, signal: ctx.signal });
     const imageDataUrl = `data:${image.mime};base64,${Buffer.from(image.bytes).toString('base64')}`;
     const analysis = await askVisionModel({
       model: config.model,

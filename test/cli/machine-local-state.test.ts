@@ -25,9 +25,15 @@ describe('doctor: where state lives', () => {
       'memory entries',
       'todo lists',
       'queue, session locks, approval decisions, live events',
+      'command allowlist entries added by an "always" approval',
+      'spilled-over tool results (up to 4096 KB each; larger ones keep only their preview)',
+      'chat attachments (up to 10240 KB each, kept 30 days; larger ones are not kept)',
     ]);
     const local = places.filter((place) => place.where === 'local');
-    expect(local.map((place) => place.what)).toContain('spilled-over tool results');
+    expect(local.map((place) => place.what)).toEqual([
+      'command process groups',
+      'configuration, secrets and plugins',
+    ]);
     expect(local.every((place) => (place.reason ?? '') !== '')).toBe(true);
     const text = stateSection(config);
     expect(text).toContain('## State');

@@ -119,7 +119,7 @@ function oneLine(
       }
       const saved =
         report.persisted?.persisted === false
-          ? ' (it could not be saved to config.yaml, so it lasts until the gateway restarts)'
+          ? ` (it could not be saved to ${report.persisted.place ?? 'config.yaml'}, so it lasts until the gateway restarts)`
           : '';
       return `✅ ${APPROVED[choice]}: ${command}${saved}`;
     }

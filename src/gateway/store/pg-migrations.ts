@@ -276,6 +276,28 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX outbox_abandoned ON outbox (completed_at) WHERE outcome = 'abandoned';
     `,
   },
+  {
+    version: 5,
+    name: 'always-allowlist entries, spilled-over results and chat attachments',
+    sql: `
+      -- Entries an "always" approval added (config.yaml's command_allowlist still applies too).
+      CREATE TABLE command_allowlist (
+        entry TEXT PRIMARY KEY,
+        added_at BIGINT NOT NULL
+      );
+      -- Files a turn may read on any worker: spilled-over tool results and chat attachments, keyed
+      -- by the path the agent was given; expires_at: pruned after (NULL: kept).
+      CREATE TABLE shared_files (
+        path TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('spillover', 'attachment')),
+        content BYTEA NOT NULL,
+        size INTEGER NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT
+      );
+      CREATE INDEX shared_files_expiry ON shared_files (expires_at);
+    `,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

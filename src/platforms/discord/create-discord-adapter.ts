@@ -11,6 +11,7 @@ import {
 } from 'discord.js';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
+import type { SharedFiles } from '../../lib/shared-files.js';
 import {
   ADAPTER_CONTRACT_VERSION,
   type ChatAddress,
@@ -20,6 +21,7 @@ import {
   type PlatformAdapter,
   type PlatformLimits,
 } from '../adapter.js';
+import { sharedAttachmentsOf, sharedOption } from '../shared/shared-attachments.js';
 import { createCommandSync } from './command-sync.js';
 import { addDiscordAttachments } from './discord-attachments.js';
 import { createDiscordConnection } from './discord-connection.js';
@@ -76,6 +78,8 @@ export interface DiscordAdapterOptions {
   readonly clientOptions?: Partial<ClientOptions>;
   /** Sees each hand-over attempt of an inbound event (metrics, tests). */
   readonly observe?: (eventId: string, outcome: AttemptOutcome) => void;
+  /** The shared database's file store (DATABASE_URL): attachments are kept there too. */
+  readonly sharedFiles?: SharedFiles;
 }
 
 export interface DiscordAdapter extends PlatformAdapter {
@@ -175,6 +179,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         inboxDir: join(config.home, 'inbox', 'discord'),
         attachImages: config.model.vision_model === undefined,
         describeError: (error) => errorMessage(error, token),
+        ...sharedOption(sharedAttachmentsOf(config, options.sharedFiles)),
       }),
   });
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { InboundEvent } from '../adapter.js';
-import { attachInboundFile } from '../shared/inbound-file.js';
+import { attachInboundFile, type SharedAttachments } from '../shared/inbound-file.js';
 import type { DiscordAttachmentView } from './translate-message.js';
 
 export interface DiscordAttachmentOptions {
@@ -12,6 +12,8 @@ export interface DiscordAttachmentOptions {
   /** Also hand images to the chat model (off when a vision model looks at saved files instead). */
   readonly attachImages: boolean;
   readonly describeError: (error: unknown) => string;
+  /** Kept in the shared database too (DATABASE_URL). */
+  readonly shared?: SharedAttachments;
 }
 
 /** Files of one message fetched at most (Discord allows 10 per message). */
@@ -53,6 +55,7 @@ export async function addDiscordAttachments(
         logger: options.logger,
         what: 'discord',
         describeError: options.describeError,
+        ...(options.shared === undefined ? {} : { shared: options.shared }),
       },
     );
   }

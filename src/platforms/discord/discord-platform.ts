@@ -1,14 +1,24 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
+import type { SharedFiles } from '../../lib/shared-files.js';
 import type { PlatformDefinition } from '../platform.js';
 import { createDiscordAdapter, type DiscordAdapter } from './create-discord-adapter.js';
 import { DISCORD_PLATFORM } from './translate-message.js';
 
 /** The Discord platform as configured: undefined without DISCORD_BOT_TOKEN. */
-export function discordAdapterFromConfig(config: Config, logger: Logger): DiscordAdapter | undefined {
+export function discordAdapterFromConfig(
+  config: Config,
+  logger: Logger,
+  sharedFiles?: SharedFiles,
+): DiscordAdapter | undefined {
   const settings = config.platforms.discord;
   if (settings.bot_token === undefined) return undefined;
-  return createDiscordAdapter({ config, logger, token: settings.bot_token });
+  return createDiscordAdapter({
+    config,
+    logger,
+    token: settings.bot_token,
+    ...(sharedFiles === undefined ? {} : { sharedFiles }),
+  });
 }
 
 /** Discord (discord.js): the gateway connection for events, REST for everything sent. No routes. */
@@ -29,7 +39,7 @@ export const discordPlatform: PlatformDefinition = {
     };
   },
   fromConfig(config, context) {
-    const adapter = discordAdapterFromConfig(config, context.logger);
+    const adapter = discordAdapterFromConfig(config, context.logger, context.sharedFiles);
     return adapter === undefined ? undefined : { label: 'discord', adapter };
   },
 };

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
+import type { SharedFiles } from '../../lib/shared-files.js';
 import {
   ADAPTER_CONTRACT_VERSION,
   type InboundResult,
@@ -11,6 +12,7 @@ import {
 } from '../adapter.js';
 import { createOrderedDispatcher } from '../shared/ordered-dispatcher.js';
 import { createSetupRetry } from '../shared/setup-retry.js';
+import { sharedAttachmentsOf, sharedOption } from '../shared/shared-attachments.js';
 import { FEISHU_ACTION_DATA_BYTES } from './feishu-cards.js';
 import { describeLarkError } from './feishu-errors.js';
 import type { LarkEvent } from './feishu-event.js';
@@ -52,6 +54,8 @@ export interface FeishuAdapterOptions {
   readonly now?: () => number;
   /** First delay after a failed set-up, ms (doubles up to 30 s); default 1000. */
   readonly backoffMs?: number;
+  /** The shared database's file store (DATABASE_URL): images are kept there too. */
+  readonly sharedFiles?: SharedFiles;
 }
 
 export interface FeishuAdapter extends PlatformAdapter {
@@ -136,6 +140,7 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): FeishuAdapte
                 maxBytes: settings.downloadMaxBytes,
                 inboxDir: join(config.home, 'inbox', 'feishu'),
                 attachImages: config.model.vision_model === undefined,
+                ...sharedOption(sharedAttachmentsOf(config, options.sharedFiles)),
               })
             : inbound;
         await target(full);

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { InboundMessage } from '../adapter.js';
-import { attachInboundFile } from '../shared/inbound-file.js';
+import { attachInboundFile, type SharedAttachments } from '../shared/inbound-file.js';
 import { describeLarkError } from './feishu-errors.js';
 import type { LarkClient } from './lark-client.js';
 
@@ -14,6 +14,8 @@ export interface FeishuImageOptions {
   readonly inboxDir: string;
   /** Also hand images to the chat model (off when a vision model looks at saved files instead). */
   readonly attachImages: boolean;
+  /** Kept in the shared database too (DATABASE_URL). */
+  readonly shared?: SharedAttachments;
 }
 
 /** Images of one message fetched at most. */
@@ -71,6 +73,7 @@ export async function addFeishuImages(
         logger: options.logger,
         what: 'feishu',
         describeError: describeLarkError,
+        ...(options.shared === undefined ? {} : { shared: options.shared }),
       },
     );
   }

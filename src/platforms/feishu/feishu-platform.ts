@@ -33,7 +33,12 @@ export const feishuPlatform: PlatformDefinition = {
   fromConfig(config, context) {
     const settings = feishuSettings(config);
     if (settings === undefined) return undefined;
-    const adapter = createFeishuAdapter({ config, settings, logger: context.logger });
+    const adapter = createFeishuAdapter({
+      config,
+      settings,
+      logger: context.logger,
+      ...(context.sharedFiles === undefined ? {} : { sharedFiles: context.sharedFiles }),
+    });
     return { label: `feishu (${settings.mode})`, adapter };
   },
 };

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { readCapped } from '../../lib/read-capped.js';
+import type { SharedFiles } from '../../lib/shared-files.js';
 import type { InboundMessage } from '../adapter.js';
 
 /**
@@ -16,6 +17,11 @@ import type { InboundMessage } from '../adapter.js';
  * under `<inboxDir>/<chat id>/` and its path added to the text; a photo too, and with
  * `attachImages` it also goes to the model as an image. A failure becomes a note in the text, so
  * the user's words still reach the agent.
+ *
+ * With a shared database (`shared`, DATABASE_URL) the saved file is also stored there under its
+ * path, so a worker on another machine opens the same path (its file tools fetch a copy). A file
+ * over `shared.maxBytes` is not kept at all — a worker elsewhere could not open it — and the
+ * text says it was too large to share.
  */
 
 export interface InboundFile {
@@ -49,6 +55,14 @@ export interface InboundFileOptions {
   readonly what: string;
   /** An error as text without secrets (a token in the download URL). */
   readonly describeError: (error: unknown) => string;
+  /** The shared database's file store, with the largest file kept there and for how long. */
+  readonly shared?: SharedAttachments;
+}
+
+export interface SharedAttachments {
+  readonly files: SharedFiles;
+  readonly maxBytes: number;
+  readonly ttlMs: number;
 }
 
 const IMAGE_TYPES: Readonly<Record<string, string>> = {
@@ -114,21 +128,43 @@ export async function attachInboundFile(
       return withNote(`[${label} not downloaded: it is over the ${sizeText(options.maxBytes)} limit]`);
     }
     const extension = /\.([A-Za-z0-9]+)$/.exec(opened.remoteName ?? '')?.[1]?.toLowerCase() ?? 'jpg';
+    const type = IMAGE_TYPES[extension] ?? 'image/jpeg';
+    const withImage = (noted: InboundMessage): InboundMessage =>
+      file.kind === 'photo' && options.attachImages === true
+        ? {
+            ...noted,
+            images: [...(event.images ?? []), { url: `data:${type};base64,${bytes.toString('base64')}` }],
+          }
+        : noted;
+    const { shared } = options;
+    if (shared !== undefined && bytes.byteLength > shared.maxBytes) {
+      return withImage(
+        withNote(
+          `[${label} not kept: ${sizeText(bytes.byteLength)} is over the ${sizeText(shared.maxBytes)} limit for files shared with the workers, so it cannot be opened; ask for a smaller file if you need it]`,
+        ),
+      );
+    }
     const dir = join(options.inboxDir, safeFileName(event.chat.chatId));
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const name = file.kind === 'photo' ? `photo.${extension}` : (file.fileName ?? 'file');
     const path = join(dir, `${safeFileName(file.uniqueId)}-${safeFileName(name)}`);
     await writeFile(path, bytes, { mode: 0o600 });
-    if (file.kind === 'photo') {
-      const noted = withNote(`[photo saved at ${path} — look at it with vision_analyze]`);
-      if (options.attachImages !== true) return noted;
-      const type = IMAGE_TYPES[extension] ?? 'image/jpeg';
-      return {
-        ...noted,
-        images: [...(event.images ?? []), { url: `data:${type};base64,${bytes.toString('base64')}` }],
-      };
+    let where = '';
+    if (shared !== undefined) {
+      try {
+        await shared.files.put(path, 'attachment', bytes, shared.ttlMs);
+      } catch (error) {
+        options.logger.warn(
+          { chatId: event.chat.chatId, err: options.describeError(error) },
+          `${options.what} attachment not stored in the shared database`,
+        );
+        where = ' (on the receiving machine only: it could not be stored in the shared database)';
+      }
     }
-    return withNote(`[file saved at ${path}]`);
+    if (file.kind === 'photo') {
+      return withImage(withNote(`[photo saved at ${path}${where} — look at it with vision_analyze]`));
+    }
+    return withNote(`[file saved at ${path}${where}]`);
   } catch (error) {
     options.logger.warn(
       { chatId: event.chat.chatId, kind: file.kind, err: options.describeError(error) },

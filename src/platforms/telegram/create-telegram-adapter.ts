@@ -4,6 +4,7 @@ import { Bot, type Transformer } from 'grammy';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
 import { HermesError } from '../../errors/hermes-error.js';
+import type { SharedFiles } from '../../lib/shared-files.js';
 import {
   ADAPTER_CONTRACT_VERSION,
   type InboundSink,
@@ -12,6 +13,7 @@ import {
 } from '../adapter.js';
 import { access } from '../platform.js';
 import { createSetupRetry } from '../shared/setup-retry.js';
+import { sharedAttachmentsOf, sharedOption } from '../shared/shared-attachments.js';
 import { addAttachment } from './download-attachment.js';
 import { type PollingLoop, startPolling } from './polling-loop.js';
 import { errorMessage } from './telegram-errors.js';
@@ -55,6 +57,8 @@ export interface TelegramAdapterOptions {
   readonly webhookUrl?: string;
   /** Secret Telegram echoes in X-Telegram-Bot-Api-Secret-Token (webhook mode; required). */
   readonly webhookSecret?: string;
+  /** The shared database's file store (DATABASE_URL): attachments are kept there too. */
+  readonly sharedFiles?: SharedFiles;
   /** Who the bot is; skips getMe (tests). */
   readonly botInfo?: BotIdentity;
   /** Clock for `receivedAt` (epoch ms). */
@@ -117,6 +121,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
             maxBytes: settings.download_max_bytes,
             inboxDir: join(config.home, 'inbox', 'telegram'),
             attachImages: config.model.vision_model === undefined,
+            ...sharedOption(sharedAttachmentsOf(config, options.sharedFiles)),
           })
         : Promise.resolve(event),
   });

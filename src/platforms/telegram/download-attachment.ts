@@ -1,7 +1,7 @@
 import type { Api } from 'grammy';
 import type { Logger } from 'pino';
 import type { InboundMessage } from '../adapter.js';
-import { attachInboundFile } from '../shared/inbound-file.js';
+import { attachInboundFile, type SharedAttachments } from '../shared/inbound-file.js';
 import { errorMessage } from './telegram-errors.js';
 import type { Attachment } from './translate-update.js';
 
@@ -17,6 +17,8 @@ export interface AttachmentOptions {
   /** Also hand photos to the chat model as image parts (off when a vision model is configured). */
   readonly attachImages?: boolean;
   readonly fetch?: typeof fetch;
+  /** Kept in the shared database too (DATABASE_URL). */
+  readonly shared?: SharedAttachments;
 }
 
 /**
@@ -51,6 +53,7 @@ export function addAttachment(
       logger: options.logger,
       what: 'telegram',
       describeError: (error) => errorMessage(error, options.token),
+      ...(options.shared === undefined ? {} : { shared: options.shared }),
     },
   );
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.js';
+import type { SharedFiles } from '../../lib/shared-files.js';
 import type { PlatformDefinition } from '../platform.js';
 import { createTelegramAdapter, type TelegramAdapter } from './create-telegram-adapter.js';
 import { TELEGRAM_PLATFORM } from './translate-update.js';
@@ -8,7 +9,11 @@ import { TELEGRAM_PLATFORM } from './translate-update.js';
  * The Telegram platform as configured: undefined without TELEGRAM_BOT_TOKEN; webhook mode when
  * TELEGRAM_WEBHOOK_URL is set (then TELEGRAM_WEBHOOK_SECRET is required), long polling otherwise.
  */
-export function telegramAdapterFromConfig(config: Config, logger: Logger): TelegramAdapter | undefined {
+export function telegramAdapterFromConfig(
+  config: Config,
+  logger: Logger,
+  sharedFiles?: SharedFiles,
+): TelegramAdapter | undefined {
   const settings = config.platforms.telegram;
   if (settings.bot_token === undefined) return undefined;
   const webhook = settings.webhook_url !== undefined;
@@ -17,6 +22,7 @@ export function telegramAdapterFromConfig(config: Config, logger: Logger): Teleg
     logger,
     token: settings.bot_token,
     mode: webhook ? 'webhook' : 'polling',
+    ...(sharedFiles === undefined ? {} : { sharedFiles }),
     ...(webhook ? { webhookUrl: settings.webhook_url } : {}),
     ...(settings.webhook_secret !== undefined ? { webhookSecret: settings.webhook_secret } : {}),
   });
@@ -36,7 +42,7 @@ export const telegramPlatform: PlatformDefinition = {
     return { usable: true, detail: telegram.webhook_url ? 'webhook mode' : 'long polling' };
   },
   fromConfig(config, context) {
-    const adapter = telegramAdapterFromConfig(config, context.logger);
+    const adapter = telegramAdapterFromConfig(config, context.logger, context.sharedFiles);
     return adapter === undefined ? undefined : { label: `telegram (${adapter.mode})`, adapter };
   },
 };
