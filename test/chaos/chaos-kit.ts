@@ -1,11 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
+import { distStatus } from '../../scripts/source-fingerprint.mjs';
 
-const BIN = resolve(import.meta.dirname, '../../bin/hermes-gateway');
+const ROOT = resolve(import.meta.dirname, '../..');
+const BIN = resolve(ROOT, 'bin/hermes-gateway');
 
 /** A loopback TCP port nothing listens on right now. */
 export async function freePort(): Promise<number> {
@@ -87,24 +89,67 @@ export async function startOwnRedis(dir: string): Promise<OwnRedis> {
   };
 }
 
-/** `hermes-gateway <command>` as an operator starts it, its output kept for failure messages. */
+/** A `hermes-gateway` process of the test's. */
+export interface GatewayProcess {
+  readonly child: ChildProcess;
+  readonly command: 'start' | 'worker';
+  /** True once it logged that it started (its queue and, for `start`, its platforms run). */
+  started(): boolean;
+}
+
+/**
+ * `hermes-gateway <command>` as an operator starts it, its output kept for failure messages. It
+ * logs at `info` at least (CHAOS_LOG_LEVEL may ask for more): its start-up line tells the test it
+ * is up.
+ */
 export function spawnGatewayProcess(
   command: 'start' | 'worker',
   env: Record<string, string>,
-  onStderr: (text: string) => void,
-): ChildProcess {
+  onOutput: (text: string) => void,
+): GatewayProcess {
+  const level = process.env['CHAOS_LOG_LEVEL'] ?? 'info';
   const child = spawn(BIN, [command], {
     env: {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-      HERMES_LOG_LEVEL: process.env['CHAOS_LOG_LEVEL'] ?? 'error',
+      HERMES_LOG_LEVEL: ['debug', 'trace'].includes(level) ? level : 'info',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  // The log goes to stdout, start-up failures to stderr: both are kept.
-  child.stdout?.on('data', (chunk: Buffer) => onStderr(chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => onStderr(chunk.toString()));
-  return child;
+  let up = false;
+  let partial = '';
+  const startedLine =
+    command === 'start' ? '"msg":"hermes-gateway started"' : '"msg":"hermes-gateway worker started"';
+  // The log goes to stdout, start-up failures to stderr: both are kept (CHAOS_LOG_DIR: whole, a
+  // file per process, to follow a lost message through the processes).
+  const logDir = process.env['CHAOS_LOG_DIR'];
+  const keep = (chunk: Buffer) => {
+    const text = chunk.toString();
+    onOutput(text);
+    if (!up) {
+      partial = (partial + text).slice(-4_000);
+      up = partial.includes(startedLine);
+    }
+    if (logDir !== undefined) appendFileSync(resolve(logDir, `${command}-${child.pid}.log`), chunk);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return { child, command, started: () => up };
+}
+
+/**
+ * Builds dist/ when it does not match the sources. Without a current build, every process
+ * compiles the sources at start-up (seconds; a minute on a busy machine), and the workers the
+ * test starts would mostly be killed while still compiling.
+ */
+export function ensureBuilt(): void {
+  if (distStatus(ROOT).current) return;
+  const result = spawnSync(process.execPath, [resolve(ROOT, 'scripts/build.mjs')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stderr}${result.stdout}`);
 }
 
 /** Kills a child for good (SIGKILL) and waits until it is gone. */
