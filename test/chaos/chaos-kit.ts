@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { distStatus } from '../../scripts/source-fingerprint.mjs';
 
@@ -170,4 +171,20 @@ export function readSideEffects(path: string): { token: string; pid: number }[] 
       const [token, pid] = line.split(' ');
       return { token: token ?? '', pid: Number(pid) };
     });
+}
+
+/**
+ * The platform message ids the gateway recorded as delivered (its delivery receipts in
+ * `state.db`): a message the platform shows without a receipt was accepted by the platform but
+ * not yet recorded by the gateway that sent it.
+ */
+export function recordedMessageIds(stateDb: string): Set<string> {
+  const db = new BetterSqlite3(stateDb, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    const rows = db.prepare('SELECT message_ids FROM deliveries').all() as { message_ids: string }[];
+    return new Set(rows.flatMap((row) => JSON.parse(row.message_ids) as string[]));
+  } finally {
+    db.close();
+  }
 }

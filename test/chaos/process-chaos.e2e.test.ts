@@ -14,6 +14,7 @@ import {
   killHard,
   type OwnRedis,
   readSideEffects,
+  recordedMessageIds,
   spawnGatewayProcess,
   startOwnRedis,
 } from './chaos-kit.js';
@@ -217,6 +218,7 @@ describe.skipIf(!ENABLED)('processes, Redis and the platform failing under load 
       const answered = () => users.reduce((sum, _, session) => sum + answersOf(session).length, 0);
       let redisRestarted = false;
       let gatewayRestarted = false;
+      const unconfirmedAtKill = new Set<string>();
       const chaos = (async () => {
         while (!done && (FAULTS.has('kill') || FAULTS.has('redis') || FAULTS.has('gateway'))) {
           await new Promise((r) => setTimeout(r, KILL_EVERY_MS));
@@ -231,6 +233,14 @@ describe.skipIf(!ENABLED)('processes, Redis and the platform failing under load 
             gatewayRestarted = true;
             if (gateway.child.pid !== undefined) killed.add(gateway.child.pid);
             await killHard(gateway.child);
+            // Answers Telegram accepted that the killed gateway had not recorded yet: its
+            // successor cannot know they went out (Telegram has no idempotency key), so they may
+            // show twice — the only answers allowed to.
+            const recorded = recordedMessageIds(join(home, 'state.db'));
+            for (const user of users)
+              for (const message of fake.messages(user.id))
+                if (message.text.startsWith('done ') && !recorded.has(String(message.messageId)))
+                  unconfirmedAtKill.add(message.text);
             gateway = spawnKept('start');
           }
         }
@@ -241,7 +251,12 @@ describe.skipIf(!ENABLED)('processes, Redis and the platform failing under load 
           users.map(async (user, session) => {
             for (let n = 0; n < MESSAGES; n += 1) {
               fake.sendText({ chatId: user.id, from: user, text: `please ${tokenOf(session, n)}` });
-              await waitFor(() => answersOf(session).length > n, 90_000);
+              // This message's answer (a copy of an earlier one does not count), or an error.
+              const answer = `done ${tokenOf(session, n)}`;
+              await waitFor(
+                () => answersOf(session).some((text) => text === answer || text.startsWith('⚠️')),
+                90_000,
+              );
             }
           }),
         );
@@ -255,8 +270,17 @@ describe.skipIf(!ENABLED)('processes, Redis and the platform failing under load 
 
       // Anything doubled would come in right behind (an outbox sweep runs every 10 s).
       await new Promise((r) => setTimeout(r, LONG ? 12_000 : 6_000));
+      const doubled: string[] = [];
       for (let session = 0; session < SESSIONS; session += 1) {
-        expect(answersOf(session), `chat ${session}`).toEqual(
+        const answers = answersOf(session).filter((text, index, all) => {
+          const again = all.indexOf(text) !== index;
+          if (again && unconfirmedAtKill.has(text) && !doubled.includes(text)) {
+            doubled.push(text);
+            return false;
+          }
+          return true;
+        });
+        expect(answers, `chat ${session}`).toEqual(
           Array.from({ length: MESSAGES }, (_, n) => `done ${tokenOf(session, n)}`),
         );
       }
@@ -317,7 +341,7 @@ describe.skipIf(!ENABLED)('processes, Redis and the platform failing under load 
       }
       expect([redisRestarted, gatewayRestarted]).toEqual([FAULTS.has('redis'), FAULTS.has('gateway')]);
       console.info(
-        `chaos: ${killed.size} processes killed, ${prompts.length} prompts pressed, approved commands' runners killed: ${approver.holdersKilled.size}`,
+        `chaos: ${killed.size} processes killed, ${prompts.length} prompts pressed, approved commands' runners killed: ${approver.holdersKilled.size}; answers sent but unrecorded when the gateway was killed: ${unconfirmedAtKill.size}, shown twice: ${doubled.length}`,
       );
     },
     LONG ? 1_800_000 : 400_000,
