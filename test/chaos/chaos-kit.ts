@@ -22,18 +22,23 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * A redis-server of the test's own on a free port, with the append-only file on (fsync on every
- * write), so it can be stopped and started again without losing what it acknowledged. Never the
- * shared server on 6379.
+ * A redis-server of the test's own on a free port, with the append-only file on and fsynced
+ * before each write is acknowledged (`appendfsync always`, what docs/operations.md asks of
+ * operators), so even a killed server keeps everything it acknowledged. Never the shared server
+ * on 6379.
  */
 export interface OwnRedis {
   readonly url: string;
-  /** Stops the server (SIGTERM, it writes its files) and starts it again on the same port and files. */
-  restart(): Promise<void>;
+  /**
+   * Stops the server and starts it again on the same port and files: SIGKILL by default (a
+   * crash: only what the append-only file holds survives), SIGTERM (a clean shutdown) on request.
+   */
+  restart(signal?: 'SIGKILL' | 'SIGTERM'): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startOwnRedis(dir: string): Promise<OwnRedis> {
+/** `fsync`: the server's `appendfsync` (`always` unless a test wants to see what `everysec` loses). */
+export async function startOwnRedis(dir: string, fsync: 'always' | 'everysec' = 'always'): Promise<OwnRedis> {
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
@@ -50,7 +55,7 @@ export async function startOwnRedis(dir: string): Promise<OwnRedis> {
         '--appendonly',
         'yes',
         '--appendfsync',
-        'always',
+        fsync,
         '--save',
         '',
       ],
@@ -71,22 +76,22 @@ export async function startOwnRedis(dir: string): Promise<OwnRedis> {
       }
     }
   };
-  const stop = async () => {
+  const stop = async (signal: 'SIGKILL' | 'SIGTERM') => {
     const running = child;
     child = undefined;
-    if (running === undefined || running.exitCode !== null) return;
+    if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
     const exited = once(running, 'exit');
-    running.kill('SIGTERM');
+    running.kill(signal);
     await exited;
   };
   await start();
   return {
     url,
-    async restart() {
-      await stop();
+    async restart(signal = 'SIGKILL') {
+      await stop(signal);
       await start();
     },
-    close: stop,
+    close: () => stop('SIGTERM'),
   };
 }
 
