@@ -22,8 +22,8 @@ export interface ApproverOptions {
   readonly kills: boolean;
   /** Kills a random worker that is up (none when none is). */
   readonly killRandomWorker: () => Promise<void>;
-  /** Kills the worker with this pid when it is one of the test's workers; says whether it did. */
-  readonly killWorker: (pid: number) => Promise<boolean>;
+  /** Kills the process with this pid when it is one of the test's and up; says whether it did. */
+  readonly killRunner: (pid: number) => Promise<boolean>;
 }
 
 export interface Approver {
@@ -83,7 +83,7 @@ export function startApprover(options: ApproverOptions): Approver {
       const runner = runnerOf(token);
       if (runner === undefined) continue;
       watching.delete(token);
-      if (await options.killWorker(runner)) holdersKilled.add(token);
+      if (await options.killRunner(runner)) holdersKilled.add(token);
     }
   };
 

@@ -22,10 +22,11 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * A redis-server of the test's own on a free port, with the append-only file on and fsynced
- * before each write is acknowledged (`appendfsync always`, what docs/operations.md asks of
- * operators), so even a killed server keeps everything it acknowledged. Never the shared server
- * on 6379.
+ * A redis-server of the test's own on a free port, with the append-only file on as
+ * docs/operations.md asks of operators (`appendonly yes`, `appendfsync everysec`): Redis writes
+ * each change to the file before it answers, so a killed server keeps everything it acknowledged
+ * (only a crash of the machine can lose the last second, which `always` would keep). Never the
+ * shared server on 6379.
  */
 export interface OwnRedis {
   readonly url: string;
@@ -37,8 +38,11 @@ export interface OwnRedis {
   close(): Promise<void>;
 }
 
-/** `fsync`: the server's `appendfsync` (`always` unless a test wants to see what `everysec` loses). */
-export async function startOwnRedis(dir: string, fsync: 'always' | 'everysec' = 'always'): Promise<OwnRedis> {
+/** `fsync`: the server's `appendfsync`. */
+export async function startOwnRedis(
+  dir: string,
+  fsync: 'always' | 'everysec' = 'everysec',
+): Promise<OwnRedis> {
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;

@@ -37,18 +37,20 @@ const FAULTS = new Set(
 const USER_BASE = 910_000;
 
 const tokenOf = (session: number, n: number) => `req-${session}-${n}`;
-/** Messages 2 and 7 of each chat run a command that needs approval (8 prompts short, 100 long). */
+/** Messages 2 and 7 of each chat run a command that needs approval (8 such messages short, 100 long). */
 const needsApproval = (token: string) => Number(token.split('-')[2]) % 5 === 2;
 
 /**
  * The whole daemon as separate processes — `hermes-gateway start` polling a fake Telegram, three
  * `hermes-gateway worker`s, a redis-server of the test's own with the append-only file on — and a
  * fake model that takes its time. Conversations run while workers are SIGKILLed at random, Redis
- * is restarted once, the gateway process is killed and started again once, and the fake platform
+ * is SIGKILLed and started again once, the gateway process is killed and started again once (and
+ * once more when it runs an approved command the test kills), and the fake platform
  * answers some sends with 429 + retry_after, 500s and a slow answer. Some messages run a command
  * that needs approval: the test presses "Allow once" on the prompt's button, at times twice, at
- * times while a worker is killed, at times killing the worker that runs the approved command.
- * Every message must get exactly one answer, in order per chat; every prompt is resolved exactly
+ * times while a worker is killed, at times killing the process that runs the approved command.
+ * Every message must get exactly one answer, in order per chat (only an answer Telegram accepted
+ * that the killed gateway had not recorded yet may show twice); every prompt is resolved exactly
  * once; a command may run again only when the process that ran it was killed, and an approved
  * one at most once per approval.
  */
@@ -85,10 +87,10 @@ describe.skipIf(!ENABLED)('processes, Redis and the platform failing under load 
       const workdir = mkdtempSync(join(tmpdir(), 'hermes-chaos-work-'));
       const redisDir = mkdtempSync(join(tmpdir(), 'hermes-chaos-redis-'));
       dirs.push(home, workdir, redisDir);
-      // CHAOS_REDIS_FSYNC=everysec shows what Redis' default fsync policy loses when it is killed.
+      // Redis as operators run it (appendfsync everysec); CHAOS_REDIS_FSYNC=always to compare.
       redis = await startOwnRedis(
         redisDir,
-        process.env['CHAOS_REDIS_FSYNC'] === 'everysec' ? 'everysec' : 'always',
+        process.env['CHAOS_REDIS_FSYNC'] === 'always' ? 'always' : 'everysec',
       );
       telegram = await startFakeTelegram();
       model = await startFakeOpenAi();
