@@ -45,7 +45,7 @@ const needsApproval = (token: string) => Number(token.split('-')[2]) % 5 === 2;
  * `hermes-gateway worker`s, a redis-server of the test's own with the append-only file on — and a
  * fake model that takes its time. Conversations run while workers are SIGKILLed at random, Redis
  * is SIGKILLed and started again once, the gateway process is killed and started again once (and
- * once more when it runs an approved command the test kills), and the fake platform
+ * at most once more when it runs an approved command the test kills), and the fake platform
  * answers some sends with 429 + retry_after, 500s and a slow answer. Some messages run a command
  * that needs approval: the test presses "Allow once" on the prompt's button, at times twice, at
  * times while a worker is killed, at times killing the process that runs the approved command.
@@ -170,6 +170,7 @@ describe.skipIf(!ENABLED)('processes, Redis and the platform failing under load 
       const killRandomWorker = async () => {
         await killWorker((up) => up[Math.floor(Math.random() * up.length)]);
       };
+      let holderGatewayRestarted = false;
       /** Answers Telegram showed without a receipt of the gateway when it was killed. */
       const unconfirmedAtKill = new Set<string>();
       const restartGateway = async () => {
@@ -212,9 +213,12 @@ describe.skipIf(!ENABLED)('processes, Redis and the platform failing under load 
         kills: FAULTS.has('kill'),
         killRandomWorker,
         // The gateway process runs turns too (most resumes: the press lands there): the holder
-        // may be the gateway, which is then restarted once more.
+        // may be the gateway, which is then restarted — once a run (each restart stops every
+        // chat for as long as a start takes; the workers are killed as often as they come).
         killRunner: async (pid) => {
-          if (pid === gateway.child.pid && gateway.started()) {
+          if (pid === gateway.child.pid) {
+            if (holderGatewayRestarted || !gateway.started()) return false;
+            holderGatewayRestarted = true;
             await restartGateway();
             return true;
           }
