@@ -42,6 +42,8 @@ export interface FakeTelegram {
   pushUpdate(update: Record<string, unknown>, updateId?: number): number;
   sendText(input: TextInput): number;
   click(input: ClickInput): number;
+  /** The callback_query id of a click (its answerCallbackQuery calls carry it). */
+  callbackQueryId(updateId: number): string | undefined;
   /** How attempt `attempt` (1-based) of an update's delivery ended. */
   outcome(updateId: number, attempt?: number): Promise<Ack>;
   attempts(updateId: number): number;
@@ -69,6 +71,7 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   const failures = new FailurePlan();
   const files = new Map<string, { bytes: Buffer; path: string; uniqueId: string }>();
   const callbacks = new Map<string, boolean>();
+  const clicks = new Map<number, string>();
   const sockets = new Set<Socket>();
   /** Results carried out but never answered (`dropAfterAccept`). */
   const dropped = new WeakSet<MethodResult>();
@@ -260,8 +263,13 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
       callbackCounter += 1;
       const id = `cq-${callbackCounter}`;
       callbacks.set(id, false);
-      return pushUpdate({ callback_query: callbackQuery(id, input.from, data, input.messageId, message) });
+      const updateId = pushUpdate({
+        callback_query: callbackQuery(id, input.from, data, input.messageId, message),
+      });
+      clicks.set(updateId, id);
+      return updateId;
     },
+    callbackQueryId: (updateId) => clicks.get(updateId),
     outcome: (updateId, attempt = 1) => updates.tracker.outcome(updateId, attempt),
     attempts: (updateId) => updates.tracker.attempts(updateId),
     redeliver: (updateId) => updates.redeliver(updateId),

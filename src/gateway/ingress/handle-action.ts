@@ -1,6 +1,12 @@
+import type { ApprovalOutcome } from '../../approval/approval-store.js';
 import type { InboundAction, InboundResult, PlatformAdapter } from '../../platforms/adapter.js';
 import type { ControlDeps } from '../control-deps.js';
-import { currentPrompt, editPrompt, settleApprovalPrompt } from '../outbound/approval-decisions.js';
+import {
+  currentPrompt,
+  type DecisionOutcome,
+  editPrompt,
+  settleApprovalPrompt,
+} from '../outbound/approval-decisions.js';
 import { parseActionData } from '../prompts/action-data.js';
 import type { ActionPromptRecord } from '../store/action-prompt-store.js';
 
@@ -101,8 +107,18 @@ export async function handleAction(
     case 'recorded':
       await settleApprovalPrompt(deps, adapters, prompt, parsed.choice, who);
       return { status: 'answered', notice: `Done: ${CHOICE_TEXT[parsed.choice]}.` };
-    case 'already_decided':
+    case 'already_decided': {
+      // The first answer may have been recorded by a process that died before it settled the
+      // prompt and resumed the turn (this is often that very press, delivered again): finish
+      // both — each happens once however often it is asked — so the turn does not sit parked
+      // until the request expires.
+      const settled = settledDecision(report.outcome);
+      if (settled !== undefined) {
+        const by = settled.userId === event.sender.userId ? who : settled.userId;
+        await settleApprovalPrompt(deps, adapters, prompt, settled.outcome, by);
+      }
       return { status: 'answered', notice: 'This was already decided. Nothing was changed.' };
+    }
     case 'expired':
       await settleApprovalPrompt(deps, adapters, prompt, 'timeout', undefined);
       return { status: 'answered', notice: 'Too late: this approval expired and the command did not run.' };
@@ -113,4 +129,18 @@ export async function handleAction(
     default:
       return { status: 'answered', notice: 'This approval is not valid. Nothing was changed.' };
   }
+}
+
+/** The outcome a recorded decision shows on its prompt, and who took it. */
+function settledDecision(
+  outcome: ApprovalOutcome,
+): { readonly outcome: DecisionOutcome; readonly userId: string | undefined } | undefined {
+  if (outcome.state === 'approved') return { outcome: outcome.scope, userId: outcome.decision.userId };
+  if (outcome.state === 'denied') {
+    return {
+      outcome: outcome.cause === 'cancelled' ? 'cancelled' : 'deny',
+      userId: outcome.decision.userId,
+    };
+  }
+  return undefined;
 }

@@ -10,7 +10,7 @@ import {
   type Resolution,
 } from './parked-state.js';
 import type { SegmentResult } from './run-message-turn.js';
-import { runStep } from './run-step.js';
+import { parkedEventOf, runStep } from './run-step.js';
 import type { RunnerCore } from './runner-core.js';
 import { type ResumePayload, resumePayloadSchema } from './turn-origin.js';
 import { readTurnProgress } from './turn-progress.js';
@@ -77,6 +77,13 @@ export async function runResumeTurn(
     grant = await grantSurvived(core, state, resolution);
   } else {
     if (payload.data.parkId !== undefined && payload.data.parkId !== state.parkId) {
+      // A retry of this resume whose earlier run parked the turn again and died before its
+      // prompt was recorded: say so again (deduped downstream), or nobody is ever asked.
+      if (turn.attempt > 1) {
+        log.info('the turn parked again in an earlier run of this resume; showing its prompt again');
+        await latch.parked(parkedEventOf(state));
+        return { result: 'ended', turnId };
+      }
       log.info('resume for an earlier park of this turn; ignored');
       return skipped;
     }

@@ -110,3 +110,83 @@ describe('turn runner: a claimed "allow once" survives a crash before the comman
     expect((record?.state as { resolution?: unknown } | undefined)?.resolution).toEqual({ kind: 'dispatch' });
   });
 });
+
+/** A runner on the harness' store, model and tools whose process "dies" as it shows a prompt. */
+function runnerThatCrashesAtThePrompt() {
+  const runner = createTurnRunner({
+    config: h.config,
+    logger: silentLogger,
+    store: h.store,
+    registry: h.registry,
+    toolsets: h.toolsets,
+    events: {
+      ...h.rec.events,
+      parked: () => {
+        throw new Error('process killed');
+      },
+    },
+    clientFactory: () => new OpenAI({ apiKey: 'test-key', baseURL: h.fake.baseURL, maxRetries: 0 }),
+    approvals: h.approvals,
+    tasks: h.tasks,
+    modelRetry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+  });
+  return (items: Parameters<Harness['run']>[0], turnId: string) =>
+    runner.handle({
+      turnId,
+      sessionKey: SESSION_KEY,
+      items,
+      attempt: 1,
+      signal: new AbortController().signal,
+      takeSteering: async () => [],
+    });
+}
+
+describe('turn runner: a resume that parked again and died before its prompt went out', () => {
+  it('the retry of the resume shows the new prompt instead of ignoring it as an earlier park', async () => {
+    h.victim('one');
+    h.victim('two');
+    h.fake.script({
+      content: '',
+      toolCalls: [{ id: 'rm1', name: 'terminal', arguments: '{"command":"rm -r ./one"}' }],
+    });
+    await h.run([message('e1', 'clean up')], { turnId: 'g3' });
+    const first = h.rec.parks()[0]!;
+    await h.controller.decide((first.payload as ApprovalRequest).id, 'once', { userId: '42' });
+    const resume = (await h.runner.resumeItem({ turnId: 'g3', parkId: first.parkId, decision: 'once' }))!;
+
+    // The approved command runs; the model then asks for a second one, which needs approval too:
+    // the turn parks again, and the process dies while showing that prompt.
+    h.rec.clear();
+    h.fake.script({
+      content: '',
+      toolCalls: [{ id: 'rm2', name: 'terminal', arguments: '{"command":"rm -r ./two"}' }],
+    });
+    await expect(runnerThatCrashesAtThePrompt()([resume], 'r3')).rejects.toThrow('process killed');
+    const saved = await h.store.getParkedTurn('g3');
+    const second = (saved?.state as { parkId?: string } | undefined)?.parkId;
+    expect(second).toBeDefined();
+    expect(second).not.toBe(first.parkId);
+
+    // The queue retries the same resume in another process: the person gets the new prompt.
+    await h.run([resume], { turnId: 'r3', attempt: 2 });
+    expect(h.rec.terminal().map((entry) => entry.type)).toEqual(['parked']);
+    expect(h.rec.parks()[0]).toMatchObject({ turnId: 'g3', parkId: second });
+    expect((h.rec.parks()[0]!.payload as ApprovalRequest).command).toBe('rm -r ./two');
+    expect((await h.store.getParkedTurn('g3'))?.reason).toBe('approval');
+  });
+
+  it('a late click on an earlier prompt (a first run) is still ignored', async () => {
+    h.victim('three');
+    h.fake.script({
+      content: '',
+      toolCalls: [{ id: 'rm3', name: 'terminal', arguments: '{"command":"rm -r ./three"}' }],
+    });
+    await h.run([message('e3', 'clean up')], { turnId: 'g4' });
+    const parked = h.rec.parks()[0]!;
+    h.rec.clear();
+    const stale = (await h.runner.resumeItem({ turnId: 'g4', parkId: 'an-older-park', decision: 'once' }))!;
+    await h.run([stale], { turnId: 'r4' });
+    expect(h.rec.terminal()).toEqual([]);
+    expect((await h.store.getParkedTurn('g4'))?.state).toMatchObject({ parkId: parked.parkId });
+  });
+});
