@@ -9,6 +9,13 @@ import { HermesError } from '../errors/hermes-error.js';
 export const HOME_LOCK_FILE = 'gateway.lock';
 const HOLDER_FILE = 'gateway.lock.json';
 
+/**
+ * The connections holding a lock until released. A better-sqlite3 connection that becomes
+ * garbage is closed by its finaliser, which would drop the OS lock while the caller still counts
+ * on it (a caller that keeps no handle, as a process that locks and runs until it dies).
+ */
+const held = new Set<Database.Database>();
+
 const holderSchema = z.object({
   pid: z.number(),
   host: z.string(),
@@ -57,11 +64,13 @@ export function acquireHomeLock(home: string, options: HomeLockOptions): HomeLoc
   } catch {
     // The note only helps the message of a second process; the lock itself is what counts.
   }
+  held.add(db);
   let released = false;
   return {
     release() {
       if (released) return;
       released = true;
+      held.delete(db);
       db.close();
     },
   };

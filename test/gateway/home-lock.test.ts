@@ -37,8 +37,8 @@ describe('acquireHomeLock', () => {
     acquireHomeLock(home, { command: 'again' }).release();
   });
 
-  it('is an OS lock: another process holding it keeps us out, and its death (SIGKILL) frees it', async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', fixture, home], {
+  it('is an OS lock: another process holding it (even with its handle dropped and collected) keeps us out, and its death (SIGKILL) frees it', async () => {
+    child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fixture, home], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const [line] = (await once(child.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
