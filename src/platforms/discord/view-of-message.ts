@@ -5,9 +5,12 @@ import type { DiscordMessageView } from './translate-message.js';
 export function viewOfMessage(message: Message, botId: string): DiscordMessageView {
   const channel = message.channel;
   const thread = channel.isThread() ? channel : undefined;
+  // Typed as a string, but discord.js copies what the gateway sent, null included.
+  const content: unknown = message.content;
+  const text = typeof content === 'string' ? content : '';
   // Written mentions only: the ping a reply carries is a reply, not a mention (no auto-thread).
   const mentionsBot =
-    new RegExp(`<@!?${botId}>`).test(message.content) ||
+    new RegExp(`<@!?${botId}>`).test(text) ||
     message.mentions.roles.some((role) => role.tags?.botId === botId);
   const author = message.author;
   return {
@@ -22,7 +25,7 @@ export function viewOfMessage(message: Message, botId: string): DiscordMessageVi
     authorName: author.username,
     authorIsBot: author.bot || message.webhookId !== null,
     isUserMessage: message.type === MessageType.Default || message.type === MessageType.Reply,
-    content: message.content,
+    content: text,
     mentionsBot,
     replyToId: message.reference?.messageId ?? undefined,
     repliedToBot: message.reference?.messageId !== undefined && message.mentions.repliedUser?.id === botId,

@@ -52,6 +52,28 @@ describe('discord adapter (real discord.js against the fake Discord)', () => {
     });
   });
 
+  it('takes a message whose content is null (as Discord may send) without throwing into discord.js', async () => {
+    const { fake, recorder } = await started();
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const { alice } = fake.seed.users;
+      fake.dm({ authorId: alice.id, content: 'first' });
+      await poll(() => recorder.events.length > 0, 'the first DM');
+      const payload = fake.gateway.dispatches.filter((d) => d.t === 'MESSAGE_CREATE').at(-1)?.d as Record<
+        string,
+        unknown
+      >;
+      fake.dispatch('MESSAGE_CREATE', { ...payload, id: '1300000000000000001', content: null });
+      const after = fake.dm({ authorId: alice.id, content: 'still here' });
+      await poll(() => recorder.events.some((event) => event.eventId === after.id), 'the DM after it');
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
+
   it('in a server: ignores unaddressed messages, threads a mention, and takes a reply to the bot', async () => {
     const { fake, adapter, recorder } = await started();
     const { general } = fake.seed.channels;
