@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, rename, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { lstat, mkdir, realpath, rename, writeFile } from 'node:fs/promises';
+import { basename, join, relative } from 'node:path';
+import { HermesError } from '../errors/hermes-error.js';
 
 /** What a shared file is: a spilled-over tool result, or a file sent in a chat. */
 export type SharedFileKind = 'spillover' | 'attachment';
@@ -48,6 +49,16 @@ export async function localCopyOf(
   const content = await files.get(path);
   if (content === undefined) return undefined;
   const dir = join(target, '..');
+  // A symlinked folder on the way (one the agent made in inbox/, say) must not carry the copy
+  // out of HERMES_HOME: the deepest folder that exists must really be where its name says.
+  let existing = dir;
+  while (!(await exists(existing)) && existing !== home) existing = join(existing, '..');
+  if ((await realpath(existing)) !== join(await realpath(home), relative(home, existing))) {
+    throw new HermesError(
+      'store_failed',
+      `${existing} is not a plain folder of HERMES_HOME; the shared copy is not written`,
+    );
+  }
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // Written aside and renamed: two tools copying at once never see half a file.
   const temp = `${target}.${process.pid}.${Date.now().toString(36)}.part`;

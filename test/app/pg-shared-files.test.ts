@@ -1,4 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -184,6 +193,19 @@ describe.skipIf(!availability.available)(
       await a.files.put(elsewhere, 'attachment', Buffer.from('aside\n'), 60_000);
       expect((await b.registry().dispatch('read_file', { path: elsewhere }, call)).content).toBe('1|aside');
       expect(existsSync(elsewhere)).toBe(false);
+    });
+
+    it('never writes a copy through a symlinked folder out of HERMES_HOME', async () => {
+      const [a, b] = await twoMachines();
+      const outside = mkdtempSync(join(tmpdir(), 'hermes-pg-files-outside-'));
+      cleanups.push(() => rmSync(outside, { recursive: true, force: true }));
+      const path = join(b.home, 'inbox', 'telegram', '1', 'evil.txt');
+      await a.files.put(path, 'attachment', Buffer.from('planted\n'), 60_000);
+      mkdirSync(join(b.home, 'inbox'), { recursive: true });
+      symlinkSync(outside, join(b.home, 'inbox', 'telegram'));
+      const read = await b.registry().dispatch('read_file', { path }, call);
+      expect(read).toMatchObject({ kind: 'error' });
+      expect(readdirSync(outside)).toEqual([]);
     });
 
     it('a later put replaces the content; an expired file is not returned', async () => {
