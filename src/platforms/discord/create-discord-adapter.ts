@@ -24,6 +24,7 @@ import {
 import { sharedAttachmentsOf, sharedOption } from '../shared/shared-attachments.js';
 import { createCommandSync } from './command-sync.js';
 import { addDiscordAttachments } from './discord-attachments.js';
+import { discordCacheOptions } from './discord-cache-options.js';
 import { createDiscordConnection } from './discord-connection.js';
 import { errorMessage, toPlatformError } from './discord-errors.js';
 import { createDiscordInbound } from './discord-inbound.js';
@@ -188,6 +189,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       intents: DISCORD_INTENTS,
       partials: [Partials.Channel],
       allowedMentions: { parse: [] },
+      ...discordCacheOptions(),
       ...options.clientOptions,
       rest: { ...options.clientOptions?.rest, api: apiRoot, version: '10' },
       ws: {
