@@ -79,6 +79,12 @@ export interface FakeDiscordOptions {
   readonly interactionTokenLifetimeMs?: number;
   /** Privileged intents enabled in the developer portal (default all three). */
   readonly privilegedIntents?: number;
+  /**
+   * Dispatch records kept (the `dispatches` log and each session's resume buffer; default: every
+   * dispatch logged, 2,000 buffered). A long fuzz sets a few, so the heap it measures is the
+   * client's, not the fake's own log.
+   */
+  readonly keepDispatches?: number;
 }
 
 /** The gateway's records and faults (see fake-discord/fake-gateway.ts). */
@@ -212,6 +218,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     token: () => token,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
     privilegedIntents: privilegedIntents,
+    ...(options.keepDispatches !== undefined ? { keepDispatches: options.keepDispatches } : {}),
     clock,
     resumeUrl: () => `${origin.replace('http', 'ws')}/resume`,
     ready: (session, resumeUrl) => readyPayload(world, session, resumeUrl),

@@ -27,7 +27,7 @@ describe('fuzz: Discord inbound events', () => {
   let alice: string;
   let dm: string;
   beforeAll(async () => {
-    discord = await startFakeDiscord({ heartbeatIntervalMs: 250 });
+    discord = await startFakeDiscord({ heartbeatIntervalMs: 250, keepDispatches: 50 });
     alice = discord.seed.users.alice.id;
     kit = await startFuzzGateway({ discord, allowedUsers: [`discord:${alice}`] });
     dm = discord.dmChannel(alice).id;
@@ -38,16 +38,23 @@ describe('fuzz: Discord inbound events', () => {
     await discord?.close();
   });
 
-  const idOf = () => fc.oneof(fc.constant(alice), snowflake);
+  // Discord never calls a person a bot: under Alice's id no `bot: true` (discord.js would keep it
+  // in its user cache, and the closing DM would be skipped as a bot's, whatever the adapter does).
   const author = () =>
-    fc.record(
-      {
-        id: field(idOf()),
-        username: field(hostileText),
-        bot: field(fc.boolean()),
-        discriminator: field(hostileText),
-      },
-      { requiredKeys: [] },
+    fc.oneof(
+      fc.record(
+        { id: fc.constant(alice), username: field(hostileText), discriminator: field(hostileText) },
+        { requiredKeys: ['id'] },
+      ),
+      fc.record(
+        {
+          id: field(snowflake),
+          username: field(hostileText),
+          bot: field(fc.boolean()),
+          discriminator: field(hostileText),
+        },
+        { requiredKeys: [] },
+      ),
     );
   const messageCreate = () =>
     fc.record(

@@ -81,6 +81,8 @@ export interface GatewayConfig {
   readonly heartbeatIntervalMs: number;
   /** Privileged intents enabled for the app (developer portal); others close with 4014. */
   readonly privilegedIntents: number;
+  /** Dispatch records kept, in the log and each resume buffer (default: all logged, 2,000 buffered). */
+  readonly keepDispatches?: number;
   readonly clock: EventClock;
   /** READY's payload for a new session (the caller knows the world). */
   readonly ready: (session: GatewaySession, resumeUrl: string) => unknown;
@@ -365,9 +367,11 @@ export class FakeGateway {
       d,
       delivered: usable,
     };
+    const keep = this.config.keepDispatches;
     session.buffer.push(record);
-    if (session.buffer.length > BUFFER_LIMIT) session.buffer.shift();
+    if (session.buffer.length > Math.min(BUFFER_LIMIT, keep ?? BUFFER_LIMIT)) session.buffer.shift();
     this.dispatches.push(record);
+    if (keep !== undefined && this.dispatches.length > keep) this.dispatches.shift();
     if (usable) this.#send(connection, { op: GatewayOpcodes.Dispatch, t, s: session.seq, d });
     this.config.clock.changed();
   }
