@@ -5,9 +5,11 @@ import {
   currentPrompt,
   type DecisionOutcome,
   editPrompt,
+  isUnsentPrompt,
   settleApprovalPrompt,
 } from '../outbound/approval-decisions.js';
 import { parseActionData } from '../prompts/action-data.js';
+import { renderApprovalOutcome } from '../prompts/render-approval-prompt.js';
 import type { ActionPromptRecord } from '../store/action-prompt-store.js';
 
 const CHOICE_TEXT = {
@@ -73,12 +75,9 @@ export async function handleAction(
     ) {
       return { status: 'answered', notice: 'This question was already answered.' };
     }
-    await editPrompt(
-      deps,
-      adapters,
-      await currentPrompt(deps.store, prompt),
-      `❓ Answered by ${who}: ${answer}`,
-    );
+    const answered = `❓ Answered by ${who}: ${answer}`;
+    await editPrompt(deps, adapters, await currentPrompt(deps.store, prompt), answered);
+    await settlePressedCopy(deps, adapters, prompt, event, answered);
     await deps.runner.resume({ turnId: prompt.turnId, parkId: prompt.parkId, answer });
     return { status: 'answered', notice: `Answered: ${answer}` };
   }
@@ -105,6 +104,7 @@ export async function handleAction(
   });
   switch (report.status) {
     case 'recorded':
+      await settlePressedCopy(deps, adapters, prompt, event, renderApprovalOutcome(parsed.choice, who));
       await settleApprovalPrompt(deps, adapters, prompt, parsed.choice, who);
       return { status: 'answered', notice: `Done: ${CHOICE_TEXT[parsed.choice]}.` };
     case 'already_decided': {
@@ -115,11 +115,13 @@ export async function handleAction(
       const settled = settledDecision(report.outcome);
       if (settled !== undefined) {
         const by = settled.userId === event.sender.userId ? who : settled.userId;
+        await settlePressedCopy(deps, adapters, prompt, event, renderApprovalOutcome(settled.outcome, by));
         await settleApprovalPrompt(deps, adapters, prompt, settled.outcome, by);
       }
       return { status: 'answered', notice: 'This was already decided. Nothing was changed.' };
     }
     case 'expired':
+      await settlePressedCopy(deps, adapters, prompt, event, renderApprovalOutcome('timeout', undefined));
       await settleApprovalPrompt(deps, adapters, prompt, 'timeout', undefined);
       return { status: 'answered', notice: 'Too late: this approval expired and the command did not run.' };
     case 'forbidden':
@@ -129,6 +131,24 @@ export async function handleAction(
     default:
       return { status: 'answered', notice: 'This approval is not valid. Nothing was changed.' };
   }
+}
+
+/**
+ * A prompt can be shown twice: its sender died after the platform took the message but before
+ * its id was saved, and the outbox sent it again. A press on the copy the store does not know
+ * gives that copy the outcome too (the stored one is settled as usual), so no live button is left
+ * behind. Not while the stored id is still unsaved: its sender edits the message it saves.
+ */
+async function settlePressedCopy(
+  deps: ControlDeps,
+  adapters: ReadonlyMap<string, PlatformAdapter>,
+  prompt: ActionPromptRecord,
+  event: InboundAction,
+  text: string,
+): Promise<void> {
+  const current = await currentPrompt(deps.store, prompt);
+  if (isUnsentPrompt(current) || event.messageId === '' || event.messageId === current.messageId) return;
+  await editPrompt(deps, adapters, { ...current, messageId: event.messageId }, text);
 }
 
 /** The outcome a recorded decision shows on its prompt, and who took it. */
