@@ -5,7 +5,6 @@ import {
   currentPrompt,
   type DecisionOutcome,
   editPrompt,
-  isUnsentPrompt,
   settleApprovalPrompt,
 } from '../outbound/approval-decisions.js';
 import { parseActionData } from '../prompts/action-data.js';
@@ -137,7 +136,9 @@ export async function handleAction(
  * A prompt can be shown twice: its sender died after the platform took the message but before
  * its id was saved, and the outbox sent it again. A press on the copy the store does not know
  * gives that copy the outcome too (the stored one is settled as usual), so no live button is left
- * behind. Not while the stored id is still unsaved: its sender edits the message it saves.
+ * behind — also while the stored id is still unsaved (the copy sent again is in flight): its
+ * sender edits only the message it saves. When the press was on that very message, it is edited
+ * twice with the same text, which changes nothing.
  */
 async function settlePressedCopy(
   deps: ControlDeps,
@@ -147,7 +148,7 @@ async function settlePressedCopy(
   text: string,
 ): Promise<void> {
   const current = await currentPrompt(deps.store, prompt);
-  if (isUnsentPrompt(current) || event.messageId === '' || event.messageId === current.messageId) return;
+  if (event.messageId === '' || event.messageId === current.messageId) return;
   await editPrompt(deps, adapters, { ...current, messageId: event.messageId }, text);
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { unsentMessageId } from '../../../src/gateway/outbound/approval-decisions.js';
 import { createTestAdapter } from '../../../src/platforms/test-adapter/create-test-adapter.js';
 import type { TestAdapter } from '../../../src/platforms/test-adapter/test-adapter-types.js';
 import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
@@ -71,9 +72,27 @@ describe.each<QueueMode>(['embedded', 'bullmq'])('an approval prompt shown twice
 
     // The original's button, pressed late, changes nothing and runs nothing.
     const late = adapter.action({ ...ALICE, messageId: original.messageId, data: once.data });
-    expect(await adapter.inject(late)).toMatchObject({ notice: 'This was already decided. Nothing was changed.' });
+    expect(await adapter.inject(late)).toMatchObject({
+      notice: 'This was already decided. Nothing was changed.',
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(fake.requests.length).toBe(2);
+  }, 30_000);
+
+  it('a press on the first copy while the second is being sent settles the first too', async () => {
+    const adapter = await start();
+    const first = adapter.prompts[0]!;
+    const once = first.prompt.choices.find((choice) => choice.data.startsWith('ea:once:'))!;
+    // The outbox is sending the prompt again: the record holds no message id until it is sent.
+    const store = gw!.gateway.store;
+    const record = (await store.findActionPromptByRequest(once.data.slice('ea:once:'.length)))!;
+    await store.saveActionPrompt({ ...record, messageId: unsentMessageId(record.promptId) });
+
+    const press = adapter.action({ ...ALICE, messageId: first.messageId, data: once.data });
+    expect(await adapter.inject(press)).toStrictEqual({ status: 'answered', notice: 'Done: allowed once.' });
+    await waitFor(() => adapter.texts(ALICE.chatId).includes('Removed the build folder.'), 10_000);
+    expect(adapter.shown(first.messageId)?.text).toBe(ALLOWED);
+    expect(adapter.shown(first.messageId)?.choices).toStrictEqual([]);
   }, 30_000);
 
   it('a press on the copy after the decision clears that copy too', async () => {
