@@ -32,8 +32,9 @@ describe('discordCacheOptions', () => {
     };
   }
 
-  it('keeps no message and a bounded number of users, however many arrive', () => {
-    client = new Client({ intents: [], ...discordCacheOptions() });
+  /** A DM channel, then as many users and messages as the bound plus 500, as gateway events add them. */
+  function fill(options: ConstructorParameters<typeof Client>[0]): DMChannel {
+    client = new Client(options);
     const channel = (client.channels as unknown as Adds<DMChannel>)._add({
       id: id(900_000),
       type: ChannelType.DM,
@@ -45,25 +46,20 @@ describe('discordCacheOptions', () => {
       users._add(messageData(n, channel.id).author);
       messages._add(messageData(n, channel.id));
     }
+    return channel;
+  }
+
+  it('keeps no message and a bounded number of users, however many arrive', () => {
+    const channel = fill({ intents: [], ...discordCacheOptions() });
     expect(channel.messages.cache.size).toBe(0);
-    expect(client.users.cache.size).toBe(DISCORD_CACHED_USERS);
+    expect(client?.users.cache.size).toBe(DISCORD_CACHED_USERS);
     // The newest stay: the author of the message being read is always there.
-    expect(client.users.cache.has(id(DISCORD_CACHED_USERS + 499))).toBe(true);
+    expect(client?.users.cache.has(id(DISCORD_CACHED_USERS + 499))).toBe(true);
   });
 
   it("discord.js's defaults would have kept them (the test measures something)", () => {
-    client = new Client({ intents: [] });
-    const channel = (client.channels as unknown as Adds<DMChannel>)._add({
-      id: id(900_001),
-      type: ChannelType.DM,
-      recipients: [{ id: id(1), username: 'user1', discriminator: '0' }],
-    });
-    const users = client.users as unknown as Adds<User>;
-    for (let n = 0; n < DISCORD_CACHED_USERS + 500; n += 1) {
-      users._add(messageData(n, channel.id).author);
-      (channel.messages as unknown as Adds<unknown>)._add(messageData(n, channel.id));
-    }
+    const channel = fill({ intents: [] });
     expect(channel.messages.cache.size).toBe(200);
-    expect(client.users.cache.size).toBeGreaterThan(DISCORD_CACHED_USERS);
+    expect(client?.users.cache.size).toBeGreaterThan(DISCORD_CACHED_USERS);
   });
 });
