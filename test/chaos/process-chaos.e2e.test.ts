@@ -225,17 +225,27 @@ describe.skipIf(!ENABLED)('processes, Redis and the platform failing under load 
           return killWorker((up) => up.find((worker) => worker.child.pid === pid));
         },
       });
+      // A prompt shown as text (no buttons) is not an answer: the test cannot press it, and with
+      // a platform that has buttons it must not happen (only a refusal of the buttons allows it).
+      const isTextPrompt = (text: string) => text.includes('needs your approval');
+      const textPrompts = () =>
+        users.flatMap((user) =>
+          fake
+            .messages(user.id)
+            .filter((message) => message.buttons.length === 0 && isTextPrompt(message.text))
+            .map((message) => `${user.id}: ${message.text.split('\n')[2] ?? ''}`),
+        );
       const answersOf = (session: number) =>
         fake
           .messages(users[session]?.id)
           .filter((message) => !approver.isPrompt(message.messageId) && message.buttons.length === 0)
           .map((message) => message.text)
-          .filter((text) => text.startsWith('done ') || text.startsWith('⚠️'));
+          .filter((text) => text.startsWith('done ') || (text.startsWith('⚠️') && !isTextPrompt(text)));
       const failWith = (error: unknown) => {
         const seen = users.map((_, session) => answersOf(session).length).join(',');
         const methods = [...new Set(fake.calls.map((call) => call.method))].join(',');
         return new Error(
-          `${String(error)}\nanswers per chat: ${seen}; model requests: ${model?.requests.length}; platform calls: ${methods}\nprocess output (tail):\n${output.slice(-4_000)}`,
+          `${String(error)}\nanswers per chat: ${seen}; model requests: ${model?.requests.length}; platform calls: ${methods}\nprompts shown as text: ${JSON.stringify(textPrompts())}\nprocess output (tail):\n${output.slice(-4_000)}`,
         );
       };
 
@@ -327,6 +337,7 @@ describe.skipIf(!ENABLED)('processes, Redis and the platform failing under load 
         Array.from({ length: MESSAGES }, (_, n) => tokenOf(session, n)).filter(needsApproval),
       );
       expect(new Set(prompts.map((prompt) => prompt.token))).toEqual(new Set(approvalTokens));
+      expect(textPrompts(), 'approval prompts shown without their buttons').toEqual([]);
       const probe = new Redis(redis.url, { maxRetriesPerRequest: 1 });
       try {
         for (const prompt of prompts) {

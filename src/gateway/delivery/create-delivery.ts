@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { abortableSleep } from '../../lib/abortable-sleep.js';
 import {
+  type ActionPrompt,
   type ChatAddress,
   type LengthUnit,
   type PlatformAdapter,
@@ -73,9 +74,29 @@ export type DeliveryResult =
       readonly error: string;
     };
 
+export interface SendPromptInput {
+  readonly adapter: PlatformAdapter;
+  readonly to: ChatAddress;
+  readonly sessionKey: string;
+  readonly prompt: ActionPrompt;
+  readonly signal?: AbortSignal;
+}
+
+export type PromptSendResult =
+  | { readonly status: 'sent'; readonly messageId: string }
+  /** The platform refused the prompt for good (a bad request, forbidden…): asking again changes nothing. */
+  | { readonly status: 'refused'; readonly error: string }
+  /** Still failing after the retries (an outage, a rate limit, a lost answer): worth showing later. */
+  | { readonly status: 'failed'; readonly error: string };
+
 export interface Delivery {
   /** Splits, sends with retries and receipts; never throws for platform failures (store failures do). */
   deliverText(input: DeliverTextInput): Promise<DeliveryResult>;
+  /**
+   * Shows a prompt with its buttons, retried like a part of an answer (no receipt: the caller
+   * records the prompt's message id); never throws for platform failures.
+   */
+  sendPrompt(input: SendPromptInput): Promise<PromptSendResult>;
   /** `createTypingKeeper` with this delivery's logger. */
   keepTyping(
     adapter: PlatformAdapter,
@@ -251,6 +272,27 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       } finally {
         if (running.get(input.receiptKey) === current) running.delete(input.receiptKey);
       }
+    },
+    async sendPrompt(input) {
+      const { adapter, to, prompt } = input;
+      const result = await sendWithRetry(() => adapter.sendPrompt(to, prompt), policy, input.signal);
+      if (result.ok) return { status: 'sent', messageId: result.value.messageId };
+      const code = result.error instanceof PlatformError ? result.error.code : 'unknown';
+      const error = `${code}: ${result.reason}`;
+      const refused =
+        result.error instanceof PlatformError && !result.error.retryable && !result.error.maybeDelivered;
+      logger.warn(
+        {
+          sessionKey: input.sessionKey,
+          platform: adapter.platform,
+          chatId: to.chatId,
+          attempts: result.attempts,
+          code,
+          err: errorText(result.error),
+        },
+        refused ? 'the platform refused a prompt' : 'a prompt could not be shown yet',
+      );
+      return refused ? { status: 'refused', error } : { status: 'failed', error };
     },
     keepTyping: (adapter, to, typingOptions = {}) =>
       createTypingKeeper(adapter, to, { ...typingOptions, logger }),

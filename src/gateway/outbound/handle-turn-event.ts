@@ -109,9 +109,10 @@ export async function handleTurnEvent(
       chat.progress = undefined;
       chat.turnId = undefined;
       chat.typing?.pause();
-      await showPrompt(deps, adapter, to, event);
-      // The prompt is recorded whether or not it could be shown (/approve and /deny work either way).
-      await completeIfDone(deps, 'parked', event, { status: 'empty' });
+      // The prompt is recorded whether or not it could be shown (/approve and /deny work either
+      // way); one the platform would not take yet stays in the outbox, whose sweep shows it later.
+      const shown = await showPrompt(deps, adapter, to, event);
+      await completeIfDone(deps, 'parked', event, { status: shown ? 'empty' : 'failed' });
       return;
     }
   }
@@ -200,7 +201,7 @@ async function showPrompt(
   adapter: PlatformAdapter,
   to: ChatAddress,
   event: Extract<GatewayEvent, { type: 'parked' }>,
-): Promise<void> {
+): Promise<boolean> {
   const base = {
     platform: adapter.platform,
     chatId: to.chatId,
@@ -214,42 +215,43 @@ async function showPrompt(
     const parsed = requestSchema.safeParse(event.payload);
     if (!parsed.success) {
       deps.logger.error({ sessionKey: event.sessionKey }, 'parked approval without a readable request');
-      return;
+      return true;
     }
     const request = parsed.data as unknown as ApprovalRequest;
     const existing = await deps.store.findActionPromptByRequest(request.id);
-    if (existing !== undefined && existing.parkId === event.parkId && !isUnsentPrompt(existing)) return;
+    if (existing !== undefined && existing.parkId === event.parkId && !isUnsentPrompt(existing)) return true;
     const prompt = renderApprovalPrompt(request, { now: deps.now(), prefix: adapter.limits.commandPrefix });
-    await showRecorded(deps, adapter, to, event.sessionKey, prompt, {
+    return showRecorded(deps, adapter, to, event.sessionKey, prompt, {
       ...base,
       promptId: request.id,
       kind: 'approval',
       requestId: request.id,
       expiresAt: request.expiresAt,
     });
-    return;
   }
   if (event.reason === 'clarify') {
     const parsed = clarifySchema.safeParse(event.payload);
-    if (!parsed.success) return;
+    if (!parsed.success) return true;
     const promptId = event.parkId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40);
     const existing = await deps.store.getActionPrompt(promptId);
-    if (existing !== undefined && !isUnsentPrompt(existing)) return;
+    if (existing !== undefined && !isUnsentPrompt(existing)) return true;
     const prompt = renderClarifyPrompt(promptId, parsed.data);
-    await showRecorded(deps, adapter, to, event.sessionKey, prompt, {
+    return showRecorded(deps, adapter, to, event.sessionKey, prompt, {
       ...base,
       promptId,
       kind: 'clarify',
       choices: parsed.data.choices.slice(0, 4),
     });
   }
+  return true;
 }
 
 /**
  * Records a prompt, then shows it, then records its message id. The record comes first: a user
  * may press a button the instant it appears, and the press must find its prompt. A prompt
  * answered between the send and the second save is edited to its outcome at once (the answer
- * could not edit a message whose id was not known yet).
+ * could not edit a message whose id was not known yet). False when the platform would not take
+ * it yet: the record keeps no message id, so the outbox's next try shows it.
  */
 async function showRecorded(
   deps: ControlDeps,
@@ -258,15 +260,17 @@ async function showRecorded(
   sessionKey: string,
   prompt: ReturnType<typeof renderApprovalPrompt>,
   record: Omit<ActionPromptInput, 'messageId'>,
-): Promise<void> {
+): Promise<boolean> {
   await deps.store.saveActionPrompt({ ...record, messageId: unsentMessageId(record.promptId) });
   const messageId = await send(deps, adapter, to, sessionKey, record.promptId, prompt);
-  if (messageId === '') return;
+  if (messageId === undefined) return false;
+  if (messageId === '') return true;
   await deps.store.saveActionPrompt({ ...record, messageId });
   const saved = await deps.store.getActionPrompt(record.promptId);
-  if (saved?.resolved === undefined) return;
+  if (saved?.resolved === undefined) return true;
   const text = settledPromptText(saved.kind, saved.resolved);
   if (text !== undefined) await editPrompt(deps, new Map([[adapter.platform, adapter]]), saved, text);
+  return true;
 }
 
 /** What a prompt settled before its message id was saved shows (as the answer would have edited it). */
@@ -285,8 +289,10 @@ const approvalOutcomeSchema = z.enum(['once', 'session', 'always', 'deny', 'time
 
 /**
  * Shows a prompt: with buttons where the platform has them, else as text naming the commands.
- * When the buttons cannot be sent, the text version goes out through delivery (with its
- * retries); the prompt is recorded either way, so /approve and /deny keep working.
+ * Both go out with delivery's retries. The text version stands in only when the platform refuses
+ * the buttons for good; while it is merely failing (an outage, a rate limit, a timeout) the
+ * prompt is left for the outbox to show later, buttons and all. Returns the message id, `''`
+ * when there was nothing to show, undefined when nothing could be shown yet.
  */
 async function send(
   deps: ControlDeps,
@@ -295,16 +301,19 @@ async function send(
   sessionKey: string,
   promptId: string,
   prompt: ReturnType<typeof renderApprovalPrompt>,
-): Promise<string> {
+): Promise<string | undefined> {
   if (adapter.limits.supportsButtons && prompt.choices.length > 0) {
-    try {
-      return (await adapter.sendPrompt(to, prompt)).messageId;
-    } catch (error) {
+    const shown = await deps.delivery.sendPrompt({ adapter, to, sessionKey, prompt });
+    if (shown.status === 'sent') return shown.messageId;
+    if (shown.status === 'failed') {
+      deps.observer?.deliveryFailed?.(adapter.platform);
       deps.logger.warn(
-        { sessionKey, err: (error as Error).message },
-        'prompt buttons not sent; sending the text version',
+        { sessionKey, err: shown.error },
+        'prompt not shown yet (the platform is failing); the outbox shows it again',
       );
+      return undefined;
     }
+    deps.logger.warn({ sessionKey, err: shown.error }, 'prompt buttons refused; sending the text version');
   }
   const result = await deps.delivery.deliverText({
     adapter,
@@ -316,7 +325,8 @@ async function send(
   });
   if (result.status === 'failed') {
     deps.observer?.deliveryFailed?.(adapter.platform);
-    deps.logger.error({ sessionKey, err: result.error }, 'could not show a prompt');
+    deps.logger.error({ sessionKey, err: result.error }, 'could not show a prompt; the outbox tries again');
+    return undefined;
   }
   return result.status === 'empty' ? '' : (result.messageIds[0] ?? '');
 }
