@@ -12,6 +12,12 @@ export interface ParkedTurnStore {
   getParkedTurn(turnId: string): Promise<ParkedTurn | undefined>;
   /** Removes a parked turn and returns it, atomically: exactly one caller gets it. */
   takeParkedTurn(turnId: string): Promise<ParkedTurn | undefined>;
+  /**
+   * Puts `next` in the place of a parked turn whose reason is still `reason`, in one step: true
+   * for exactly one caller, and a crash leaves the old record or the new one, never neither (a
+   * resume swaps the park for its recovery record this way).
+   */
+  replaceParkedTurn(turnId: string, reason: string, next: ParkedTurnInput): Promise<boolean>;
   /** True when this call removed it. */
   deleteParkedTurn(turnId: string): Promise<boolean>;
   /** Oldest first. `expiredBy` keeps only turns whose `expiresAt` is at or before that time. */

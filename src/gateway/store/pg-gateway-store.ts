@@ -128,6 +128,8 @@ export async function createPgGatewayStore(options: PgGatewayStoreOptions): Prom
     saveParkedTurn: (input) => run('saveParkedTurn', () => parked.save(input)),
     getParkedTurn: (turnId) => run('getParkedTurn', () => parked.get(turnId)),
     takeParkedTurn: (turnId) => run('takeParkedTurn', () => parked.take(turnId)),
+    replaceParkedTurn: (turnId, reason, next) =>
+      run('replaceParkedTurn', () => parked.replace(turnId, reason, next)),
     deleteParkedTurn: (turnId) => run('deleteParkedTurn', () => parked.delete(turnId)),
     listParkedTurns: (listOptions = {}) => run('listParkedTurns', () => parked.list(listOptions)),
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HermesError } from '../../errors/hermes-error.js';
 import { assertSessionKey } from '../session-key.js';
 import type { ListParkedTurnsOptions, ParkedTurn, ParkedTurnInput } from './parked-turn-store.js';
 import type { PgPool } from './pg-database.js';
@@ -20,6 +21,7 @@ export interface PgParkedTurnRepo {
   save(input: ParkedTurnInput): Promise<void>;
   get(turnId: string): Promise<ParkedTurn | undefined>;
   take(turnId: string): Promise<ParkedTurn | undefined>;
+  replace(turnId: string, reason: string, next: ParkedTurnInput): Promise<boolean>;
   delete(turnId: string): Promise<boolean>;
   list(options: ListParkedTurnsOptions): Promise<ParkedTurn[]>;
 }
@@ -54,6 +56,25 @@ export function createPgParkedTurnRepo(pool: PgPool, now: () => number): PgParke
         turnIdOf(turnId),
       ]);
       return result.rows[0] === undefined ? undefined : toTurn(result.rows[0]);
+    },
+    replace: async (turnId, reason, next) => {
+      if (next.turnId !== turnId)
+        throw new HermesError('store_failed', 'a parked turn is replaced under its own id');
+      // One UPDATE: a concurrent one waits for the row and then sees the new reason (no match).
+      const result = await pool.query(
+        `UPDATE parked_turns SET session_key = $2, state = $3, reason = $4, created_at = $5, expires_at = $6
+         WHERE turn_id = $1 AND reason = $7`,
+        [
+          turnIdOf(turnId),
+          assertSessionKey(next.sessionKey),
+          pgJsonText(parkedStateJson(next.state)),
+          next.reason,
+          next.createdAt ?? now(),
+          next.expiresAt ?? null,
+          reason,
+        ],
+      );
+      return (result.rowCount ?? 0) > 0;
     },
     delete: async (turnId) => {
       const result = await pool.query('DELETE FROM parked_turns WHERE turn_id = $1', [turnIdOf(turnId)]);

@@ -137,6 +137,8 @@ export function createSqliteGatewayStore(options: SqliteGatewayStoreOptions): Sq
     saveParkedTurn: (input) => write('saveParkedTurn', () => parked.save(input)),
     getParkedTurn: (turnId) => run('getParkedTurn', () => parked.get(turnId)),
     takeParkedTurn: (turnId) => write('takeParkedTurn', () => parked.take(turnId)),
+    replaceParkedTurn: (turnId, reason, next) =>
+      write('replaceParkedTurn', () => parked.replace(turnId, reason, next)),
     deleteParkedTurn: (turnId) => write('deleteParkedTurn', () => parked.delete(turnId)),
     listParkedTurns: (listOptions = {}) => run('listParkedTurns', () => parked.list(listOptions)),
 

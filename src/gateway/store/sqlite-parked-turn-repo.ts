@@ -20,6 +20,7 @@ export interface ParkedTurnRepo {
   save(input: ParkedTurnInput): void;
   get(turnId: string): ParkedTurn | undefined;
   take(turnId: string): ParkedTurn | undefined;
+  replace(turnId: string, reason: string, next: ParkedTurnInput): boolean;
   delete(turnId: string): boolean;
   list(options: ListParkedTurnsOptions): ParkedTurn[];
 }
@@ -55,27 +56,40 @@ export function createParkedTurnRepo(db: Database, now: () => number): ParkedTur
     return turn;
   });
 
+  function save(input: ParkedTurnInput): void {
+    let state: string | undefined;
+    try {
+      state = JSON.stringify(input.state);
+    } catch (error) {
+      throw new HermesError('store_failed', 'parked turn state is not JSON-serialisable', { cause: error });
+    }
+    if (state === undefined)
+      throw new HermesError('store_failed', 'parked turn state is not JSON-serialisable');
+    upsert.run({
+      turn_id: checkTurnId(input.turnId),
+      session_key: assertSessionKey(input.sessionKey),
+      state,
+      reason: input.reason,
+      created_at: input.createdAt ?? now(),
+      expires_at: orNull(input.expiresAt),
+    });
+  }
+
+  const replaceTx = db.transaction((turnId: string, reason: string, next: ParkedTurnInput) => {
+    if (read(turnId)?.reason !== reason) return false;
+    save(next);
+    return true;
+  });
+
   return {
-    save: (input) => {
-      let state: string | undefined;
-      try {
-        state = JSON.stringify(input.state);
-      } catch (error) {
-        throw new HermesError('store_failed', 'parked turn state is not JSON-serialisable', { cause: error });
-      }
-      if (state === undefined)
-        throw new HermesError('store_failed', 'parked turn state is not JSON-serialisable');
-      upsert.run({
-        turn_id: checkTurnId(input.turnId),
-        session_key: assertSessionKey(input.sessionKey),
-        state,
-        reason: input.reason,
-        created_at: input.createdAt ?? now(),
-        expires_at: orNull(input.expiresAt),
-      });
-    },
+    save,
     get: (turnId) => read(checkTurnId(turnId)),
     take: (turnId) => takeTx.immediate(checkTurnId(turnId)),
+    replace: (turnId, reason, next) => {
+      if (next.turnId !== turnId)
+        throw new HermesError('store_failed', 'a parked turn is replaced under its own id');
+      return replaceTx.immediate(checkTurnId(turnId), reason, next);
+    },
     delete: (turnId) => remove.run(checkTurnId(turnId)).changes > 0,
     list: (options) =>
       parseRows(

@@ -22,8 +22,8 @@ const RECOVERY_TTL_MS = 60 * 60_000;
 /**
  * Continues a parked turn (an inbox item of kind `resume`). The parked state is read, the pause
  * is resolved (the gate's recorded decision for an approval, the user's answer for a question),
- * the parked turn is taken (exactly one resume wins) and replaced by a recovery record holding
- * the resolution, so a resume that crashes half-way is finished by its retry from the transcript.
+ * the parked turn is replaced by a recovery record holding the resolution in one step (exactly
+ * one resume wins), so a resume that crashes half-way is finished by its retry from the transcript.
  * The turn then runs under its original turn id and ends with its own outcome.
  *
  * Nothing is emitted for a resume that finds nothing to do: the turn is not parked (a duplicate
@@ -93,14 +93,18 @@ export async function runResumeTurn(
       return skipped;
     }
     ({ resolution, grant } = decided);
-    if ((await core.store.takeParkedTurn(turnId)) === undefined) return skipped;
-    await core.store.saveParkedTurn({
+    // The park becomes the recovery record in one step: a crash right here leaves one of the
+    // two, so the retry of this resume finds the turn (it once found neither, and the turn was
+    // never answered).
+    const claimed = await core.store.replaceParkedTurn(turnId, parked.reason, {
       turnId,
       sessionKey: state.sessionKey,
       reason: RESUMING,
       state: { ...state, resolution },
       expiresAt: core.now() + RECOVERY_TTL_MS,
     });
+    if (!claimed) return skipped;
+    log.debug({ parkId: state.parkId, grant }, 'resume claimed the parked turn');
   }
 
   const opened = await openTurnScope(core, {
@@ -163,8 +167,19 @@ async function resolve(
     case 'allow':
       return { resolution: { kind: 'dispatch', grantedRequestId: request.data.id }, grant: true };
     case 'reask':
+      // An "allow once" claimed by an earlier run of this resume that died before it replaced
+      // the park (the park is still here, so no command ran with it): the retry inherits the
+      // claim rather than asking the person again. Only this park's resumes claim its request.
+      if (!request.data.coalesced && (await onceClaimed(core, request.data.id)))
+        return { resolution: { kind: 'dispatch', grantedRequestId: request.data.id }, grant: true };
       return { resolution: { kind: 'dispatch' }, grant: false };
   }
+}
+
+/** True when the request was approved "once" and that approval has been claimed. */
+async function onceClaimed(core: RunnerCore, requestId: string): Promise<boolean> {
+  const outcome = await core.approvals?.controller.outcome(requestId);
+  return outcome?.state === 'approved' && outcome.scope === 'once' && outcome.claimed;
 }
 
 /**
@@ -177,8 +192,7 @@ async function grantSurvived(core: RunnerCore, state: ParkedState, resolution: R
   const request = approvalRequestSchema.safeParse(state.request);
   if (core.approvals === undefined || !request.success) return false;
   if (request.data.id !== resolution.grantedRequestId) return false;
-  const outcome = await core.approvals.controller.outcome(request.data.id);
-  return outcome.state === 'approved' && outcome.scope === 'once' && outcome.claimed;
+  return onceClaimed(core, request.data.id);
 }
 
 function answerResult(answer: string | undefined): string {

@@ -177,6 +177,25 @@ for (const backend of storeBackends()) {
         expect((await store.listParkedTurns({ expiredBy: clock.now() + 100 })).map((t) => t.turnId)).toEqual([
           't1',
         ]);
+        // A resume swaps the park for its recovery record: one caller wins, the record is replaced.
+        const recovery = {
+          turnId: 't2',
+          sessionKey: 'agent:main:telegram:dm:7',
+          state: { r: 1 },
+          reason: 'resuming',
+        };
+        const swapped = await Promise.all(
+          Array.from({ length: 6 }, () => store.replaceParkedTurn('t2', 'clarify', recovery)),
+        );
+        expect(swapped.filter(Boolean)).toHaveLength(1);
+        expect(await store.getParkedTurn('t2')).toMatchObject({ reason: 'resuming', state: { r: 1 } });
+        expect(await store.replaceParkedTurn('t9', 'clarify', { ...recovery, turnId: 't9' })).toBe(false);
+        expect(await store.getParkedTurn('t9')).toBeUndefined();
+        await expect(
+          store.replaceParkedTurn('t2', 'resuming', { ...recovery, turnId: 't1' }),
+        ).rejects.toMatchObject({
+          code: 'store_failed',
+        });
         const taken = await Promise.all(Array.from({ length: 6 }, () => store.takeParkedTurn('t1')));
         expect(taken.filter((t) => t !== undefined)).toHaveLength(1);
         expect(await store.deleteParkedTurn('t2')).toBe(true);
