@@ -40,6 +40,7 @@ import type { Ingress } from '../platforms/ingress.js';
 import type { Platform, PlatformDefinition, PlatformRoutes, RouteServices } from '../platforms/platform.js';
 import { describeMcpState } from '../tools/mcp/create-mcp-manager.js';
 import { createToolRuntime, type ToolRuntime } from './create-tool-runtime.js';
+import { housekeepingSweep } from './housekeeping-sweep.js';
 import { lateSharedFiles } from './late-shared-files.js';
 import { openGatewayStore } from './open-gateway-store.js';
 import { createPgSharedFiles } from './pg-shared-files.js';
@@ -56,6 +57,11 @@ export interface CreateGatewayOptions {
   readonly role: GatewayRole;
   /** Interval of the housekeeping sweep (expired approvals, pruning), ms. Default 15 s. */
   readonly sweepIntervalMs?: number;
+  /**
+   * How long an answered approval or question may wait for its resume before the sweep resumes
+   * the turn itself (the resume was lost on the way), ms. Default 30 s.
+   */
+  readonly settledGraceMs?: number;
   /**
    * The platforms to build from the configuration (gateway role only; a worker builds none).
    * Default: the whole list (`src/app/platforms.ts`); each builds only when configured.
@@ -434,16 +440,15 @@ async function assemble(options: CreateGatewayOptions, prepared: Prepared): Prom
   }
 
   const timers: NodeJS.Timeout[] = [];
-  async function sweep(): Promise<void> {
-    try {
-      for (const parked of await store.listParkedTurns({ expiredBy: Date.now() })) {
-        await runner.resume({ turnId: parked.turnId });
-      }
-      await store.prune();
-    } catch (error) {
-      logger.warn({ err: (error as Error).message }, 'housekeeping sweep failed');
-    }
-  }
+  const sweep = () =>
+    housekeepingSweep({
+      store,
+      runner,
+      approvals: runtime.approvalGate,
+      logger,
+      now: Date.now,
+      settledGraceMs: options.settledGraceMs ?? 30_000,
+    });
 
   let closing: Promise<void> | undefined;
   let workersStarted = false;

@@ -5,6 +5,7 @@ import type { PlatformAdapter } from '../../platforms/adapter.js';
 import type { PromptAnswer, PromptAnswerStatus, PromptRef } from '../../platforms/ingress.js';
 import type { ControlDeps } from '../control-deps.js';
 import { settleApprovalPrompt, unsentMessageId } from '../outbound/approval-decisions.js';
+import { clarifyPromptId } from '../prompts/clarify-prompt-id.js';
 import type { TurnQueue } from '../queue/turn-queue.js';
 import type { ActionPromptRecord, ActionPromptStore } from '../store/action-prompt-store.js';
 
@@ -20,11 +21,6 @@ export interface PlatformPromptDeps {
 }
 
 const clarifySchema = z.object({ question: z.string(), choices: z.array(z.string()).default([]) });
-
-/** The id a clarify prompt is recorded under: the chat platforms' own (handle-turn-event.ts). */
-function clarifyPromptId(parkId: string): string {
-  return parkId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40);
-}
 
 /**
  * Prompts of parked turns that a platform without a chat (the API server's runs, the dashboard)

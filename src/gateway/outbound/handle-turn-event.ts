@@ -5,6 +5,7 @@ import type { ChatAddress, PlatformAdapter } from '../../platforms/adapter.js';
 import type { ChatActivity, ControlDeps } from '../control-deps.js';
 import type { DeliveryResult } from '../delivery/create-delivery.js';
 import type { GatewayEvent } from '../events/gateway-event.js';
+import { clarifyPromptId } from '../prompts/clarify-prompt-id.js';
 import { renderApprovalOutcome, renderApprovalPrompt } from '../prompts/render-approval-prompt.js';
 import { renderClarifyPrompt } from '../prompts/render-clarify-prompt.js';
 import type { ActionPromptInput, ActionPromptResolution } from '../store/action-prompt-store.js';
@@ -232,7 +233,7 @@ async function showPrompt(
   if (event.reason === 'clarify') {
     const parsed = clarifySchema.safeParse(event.payload);
     if (!parsed.success) return true;
-    const promptId = event.parkId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40);
+    const promptId = clarifyPromptId(event.parkId);
     const existing = await deps.store.getActionPrompt(promptId);
     if (existing !== undefined && !isUnsentPrompt(existing)) return true;
     const prompt = renderClarifyPrompt(promptId, parsed.data);

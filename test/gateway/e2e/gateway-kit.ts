@@ -47,6 +47,8 @@ export async function startTestGateway(options: {
   readonly workdir?: string;
   /** How often expired approvals are swept (default: the gateway's 15 s). */
   readonly sweepIntervalMs?: number;
+  /** How long an answered pause waits for its resume before the sweep steps in (default 30 s). */
+  readonly settledGraceMs?: number;
 }): Promise<TestGateway> {
   const reuse = options.home !== undefined;
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'hermes-gw-'));
@@ -91,6 +93,7 @@ export async function startTestGateway(options: {
       ...(options.adapters !== undefined ? { adapters: options.adapters } : {}),
       ...(options.platforms !== undefined ? { platforms: options.platforms } : {}),
       ...(options.sweepIntervalMs !== undefined ? { sweepIntervalMs: options.sweepIntervalMs } : {}),
+      ...(options.settledGraceMs !== undefined ? { settledGraceMs: options.settledGraceMs } : {}),
     });
     address = await gateway.start({ workers: options.workers ?? true });
   } catch (error) {
