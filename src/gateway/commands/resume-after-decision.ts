@@ -3,7 +3,8 @@ import type { CommandRun, ResumeChoice } from './command-context.js';
 /**
  * Asks the gateway to continue the turn parked on a request whose decision was just recorded.
  * A failure is logged, not thrown: the decision stands, and the housekeeping sweep resumes the
- * parked turn when its request expires. Returns whether the resume was handed over.
+ * parked turn once the decision has waited 30 s (src/app/housekeeping-sweep.ts). Returns whether
+ * the resume was handed over.
  */
 export async function resumeAfterDecision(
   run: CommandRun,
