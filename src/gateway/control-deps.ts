@@ -24,7 +24,7 @@ export interface ControlDeps {
   readonly store: ActionPromptStore &
     InboundDedupeStore &
     OutboxStore &
-    Pick<ParkedTurnStore, 'getParkedTurn'>;
+    Pick<ParkedTurnStore, 'getParkedTurn' | 'listParkedTurns'>;
   readonly queue: TurnQueue;
   readonly bus: EventBus;
   readonly runner: Pick<TurnRunner, 'resume'>;

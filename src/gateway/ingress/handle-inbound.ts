@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type {
   InboundCommand,
   InboundEvent,
@@ -7,9 +8,12 @@ import type {
   PlatformAdapter,
 } from '../../platforms/adapter.js';
 import type { ChatActivity, ControlDeps } from '../control-deps.js';
+import { clarifyPromptId } from '../prompts/clarify-prompt-id.js';
 import type { InboxItem, JsonValue, SubmitStatus } from '../queue/turn-queue.js';
 import { originOf, sessionKeyOf } from './build-origin.js';
 import { handleAction } from './handle-action.js';
+
+const parkState = z.object({ parkId: z.string() }).passthrough();
 
 const ACKS: Partial<Record<SubmitStatus, string>> = {
   queued: '⏳ Got it — I will get to this right after the current task.',
@@ -75,7 +79,7 @@ export function createInboundSink(
     );
     const prompt =
       open.find((candidate) => candidate.messageId === event.replyToMessageId) ?? open[open.length - 1];
-    if (prompt === undefined) return false;
+    if (prompt === undefined) return answeredBefore(event, sessionKey);
     const who = event.sender.userName ?? event.sender.userId;
     if (
       !(await deps.store.resolveActionPrompt(prompt.promptId, {
@@ -89,6 +93,24 @@ export function createInboundSink(
     }
     await deps.runner.resume({ turnId: prompt.turnId, parkId: prompt.parkId, answer: event.text });
     return true;
+  }
+
+  /**
+   * A reply delivered again after it answered a question whose turn has not resumed yet (the
+   * resume failed, so the platform delivers the reply again): the same answer, resumed again
+   * (deduped), not a new message. Only a turn still parked on that question counts.
+   */
+  async function answeredBefore(event: InboundMessage, sessionKey: string): Promise<boolean> {
+    for (const parked of await deps.store.listParkedTurns({ sessionKey })) {
+      if (parked.reason !== 'clarify') continue;
+      const state = parkState.safeParse(parked.state);
+      if (!state.success) continue;
+      const prompt = await deps.store.getActionPrompt(clarifyPromptId(state.data.parkId));
+      if (prompt?.resolved?.outcome !== 'answered' || prompt.resolved.answer !== event.text) continue;
+      await deps.runner.resume({ turnId: prompt.turnId, parkId: prompt.parkId, answer: event.text });
+      return true;
+    }
+    return false;
   }
 
   return async (event: InboundEvent): Promise<InboundResult> => {
