@@ -66,9 +66,8 @@ describe('a clarify reply delivered again after its answer was recorded', () => 
     // The platform delivers the reply again.
     expect(await adapter.inject(reply)).toStrictEqual({ status: 'accepted' });
     await waitFor(() => adapter.texts(ALICE.chatId).includes('Deploying the branch you named.'), 5_000);
-    const toolMessages = (fake.requests[1]?.body['messages'] as { role: string; content: unknown }[]).filter(
-      (message) => message.role === 'tool',
-    );
+    const resumed = (fake.requests[1]?.body['messages'] ?? []) as { role: string; content: unknown }[];
+    const toolMessages = resumed.filter((message) => message.role === 'tool');
     expect(JSON.stringify(toolMessages)).toContain('release-7');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(fake.requests.length).toBe(2);
