@@ -178,7 +178,9 @@ describe.skipIf(!ENABLED)('processes, Redis and the platform failing under load 
         await killHard(gateway.child);
         // Answers Telegram accepted that the killed gateway had not recorded yet: its successor
         // cannot know they went out (Telegram has no idempotency key), so they may show twice —
-        // the only answers allowed to.
+        // the only answers allowed to. That includes a send still in flight at the kill (the slow
+        // fault below): Telegram finishes it and shows the message after its sender is gone.
+        await waitFor(() => telegram?.pending() === 0, 15_000);
         const recorded = recordedMessageIds(join(home, 'state.db'));
         for (const user of users)
           for (const message of telegram?.messages(user.id) ?? [])

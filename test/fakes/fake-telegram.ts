@@ -51,6 +51,11 @@ export interface FakeTelegram {
   redeliver(updateId: number): void;
   failNext(method: string, failure: FakeFailure): void;
   clearFailures(): void;
+  /**
+   * Calls other than getUpdates still being handled (a delayed one finishes — and stores its
+   * message — even when the caller has gone meanwhile, as Telegram does).
+   */
+  pending(): number;
   block(chatId: number): void;
   addFile(bytes: Buffer, path: string): { fileId: string; fileUniqueId: string };
   readonly commands: { command: string; description: string }[] | undefined;
@@ -73,6 +78,7 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   const callbacks = new Map<string, boolean>();
   const clicks = new Map<number, string>();
   const sockets = new Set<Socket>();
+  let inFlight = 0;
   /** Results carried out but never answered (`dropAfterAccept`). */
   const dropped = new WeakSet<MethodResult>();
   let commands: { command: string; description: string }[] | undefined;
@@ -194,7 +200,14 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     } catch {
       return fail(400, 'Bad Request: body is not JSON');
     }
-    return call(match[2] ?? '', payload, gone);
+    const method = match[2] ?? '';
+    if (method === 'getUpdates') return call(method, payload, gone);
+    inFlight += 1;
+    try {
+      return await call(method, payload, gone);
+    } finally {
+      inFlight -= 1;
+    }
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -275,6 +288,7 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     redeliver: (updateId) => updates.redeliver(updateId),
     failNext: (method, failure) => failures.add(method, failure),
     clearFailures: () => failures.clear(),
+    pending: () => inFlight,
     block: (chatId) => store.blocked.add(chatId),
     addFile(bytes, path) {
       const fileId = `file-${files.size + 1}`;
