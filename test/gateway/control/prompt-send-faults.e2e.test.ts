@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestAdapter } from '../../../src/platforms/test-adapter/create-test-adapter.js';
 import type { TestAdapter, TestFailure } from '../../../src/platforms/test-adapter/test-adapter-types.js';
 import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
-import { startTestGateway, type TestGateway, waitFor } from '../e2e/gateway-kit.js';
+import { chatGatewayOptions, startTestGateway, type TestGateway, waitFor } from '../e2e/gateway-kit.js';
 
 const ALICE = { chatId: 'c-alice', userId: 'alice', userName: 'Alice' };
 const DONE = 'Removed the build folder.';
@@ -37,13 +37,7 @@ describe('an approval prompt while the platform fails', () => {
     const adapter = createTestAdapter();
     gw = await startTestGateway({
       mode: 'embedded',
-      env: {
-        OPENAI_BASE_URL: fake.baseURL,
-        OPENAI_API_KEY: 'sk-test-0123456789abcdef',
-        HERMES_MODEL: 'fake-model',
-      },
-      yaml: ['gateway:', '  allowed_users: ["test:alice"]'].join('\n'),
-      adapters: [adapter],
+      ...chatGatewayOptions(fake.baseURL, [adapter]),
     });
     mkdirSync(join(gw.workdir, 'build'));
     fake.script(

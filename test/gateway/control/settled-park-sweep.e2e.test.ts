@@ -5,7 +5,13 @@ import type { ApprovalRequest } from '../../../src/approval/approval-types.js';
 import { createTestAdapter } from '../../../src/platforms/test-adapter/create-test-adapter.js';
 import type { TestAdapter } from '../../../src/platforms/test-adapter/test-adapter-types.js';
 import { type FakeOpenAi, startFakeOpenAi } from '../../fakes/fake-openai.js';
-import { type QueueMode, startTestGateway, type TestGateway, waitFor } from '../e2e/gateway-kit.js';
+import {
+  chatGatewayOptions,
+  type QueueMode,
+  startTestGateway,
+  type TestGateway,
+  waitFor,
+} from '../e2e/gateway-kit.js';
 
 const ALICE = { chatId: 'c-alice', userId: 'alice', userName: 'Alice' };
 
@@ -35,13 +41,7 @@ describe.each<QueueMode>(['embedded', 'bullmq'])('an answered pause whose resume
     const adapter = createTestAdapter();
     gw = await startTestGateway({
       mode,
-      env: {
-        OPENAI_BASE_URL: fake.baseURL,
-        OPENAI_API_KEY: 'sk-test-0123456789abcdef',
-        HERMES_MODEL: 'fake-model',
-      },
-      yaml: ['gateway:', '  allowed_users: ["test:alice"]'].join('\n'),
-      adapters: [adapter],
+      ...chatGatewayOptions(fake.baseURL, [adapter]),
       sweepIntervalMs: 200,
       settledGraceMs: 500,
     });

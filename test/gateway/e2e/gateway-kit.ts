@@ -135,6 +135,22 @@ export async function startTestGateway(options: {
   };
 }
 
+/**
+ * The usual chat set-up of the control-plane tests: the fake model at `modelBaseURL`, the test
+ * adapter(s), and Alice (`test:alice`) the one allowed user. Spread into `startTestGateway`.
+ */
+export function chatGatewayOptions(modelBaseURL: string, adapters: readonly PlatformAdapter[]) {
+  return {
+    env: {
+      OPENAI_BASE_URL: modelBaseURL,
+      OPENAI_API_KEY: 'sk-test-0123456789abcdef',
+      HERMES_MODEL: 'fake-model',
+    },
+    yaml: ['gateway:', '  allowed_users: ["test:alice"]'].join('\n'),
+    adapters,
+  };
+}
+
 export async function deleteKeys(pattern: string): Promise<void> {
   const redis = new Redis(REDIS_URL);
   try {

@@ -1,12 +1,9 @@
 import { existsSync } from 'node:fs';
-import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approval/approval-types.js';
-import { createTurnRunner } from '../../../src/gateway/turn/create-turn-runner.js';
 import { RESUMING } from '../../../src/gateway/turn/parked-state.js';
 import type { TurnStore } from '../../../src/gateway/turn/runner-core.js';
-import { silentLogger } from '../../helpers/test-config.js';
-import { type Harness, message, SESSION_KEY, turnHarness } from './turn-test-kit.js';
+import { type Harness, message, turnHarness } from './turn-test-kit.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -31,27 +28,7 @@ function runnerThatDiesWritingTheRecoveryRecord() {
     replaceParkedTurn: (turnId, reason, next) =>
       next.reason === RESUMING ? killed() : h.store.replaceParkedTurn(turnId, reason, next),
   };
-  const runner = createTurnRunner({
-    config: h.config,
-    logger: silentLogger,
-    store,
-    registry: h.registry,
-    toolsets: h.toolsets,
-    events: h.rec.events,
-    clientFactory: () => new OpenAI({ apiKey: 'test-key', baseURL: h.fake.baseURL, maxRetries: 0 }),
-    approvals: h.approvals,
-    tasks: h.tasks,
-    modelRetry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
-  });
-  return (items: Parameters<Harness['run']>[0], turnId: string) =>
-    runner.handle({
-      turnId,
-      sessionKey: SESSION_KEY,
-      items,
-      attempt: 1,
-      signal: new AbortController().signal,
-      takeSteering: async () => [],
-    });
+  return h.runnerWith({ store });
 }
 
 describe('turn runner: a resume killed while it claims the parked turn', () => {

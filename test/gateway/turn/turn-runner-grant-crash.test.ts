@@ -1,10 +1,6 @@
 import { existsSync } from 'node:fs';
-import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approval/approval-types.js';
-import { createTurnRunner } from '../../../src/gateway/turn/create-turn-runner.js';
-import type { ResumableApprovalGate } from '../../../src/gateway/turn/resumable-approval-gate.js';
-import { silentLogger } from '../../helpers/test-config.js';
 import { type Harness, message, SESSION_KEY, turnHarness } from './turn-test-kit.js';
 
 let h: Harness;
@@ -21,33 +17,14 @@ afterEach(async () => {
  * before the command starts.
  */
 function runnerThatCrashesBeforeTheCommand() {
-  const approvals: ResumableApprovalGate = {
-    ...h.approvals,
-    grant: () => {
-      throw new Error('process killed');
+  return h.runnerWith({
+    approvals: {
+      ...h.approvals,
+      grant: () => {
+        throw new Error('process killed');
+      },
     },
-  };
-  const runner = createTurnRunner({
-    config: h.config,
-    logger: silentLogger,
-    store: h.store,
-    registry: h.registry,
-    toolsets: h.toolsets,
-    events: h.rec.events,
-    clientFactory: () => new OpenAI({ apiKey: 'test-key', baseURL: h.fake.baseURL, maxRetries: 0 }),
-    approvals,
-    tasks: h.tasks,
-    modelRetry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
   });
-  return (items: Parameters<Harness['run']>[0], turnId: string) =>
-    runner.handle({
-      turnId,
-      sessionKey: SESSION_KEY,
-      items,
-      attempt: 1,
-      signal: new AbortController().signal,
-      takeSteering: async () => [],
-    });
 }
 
 describe('turn runner: a claimed "allow once" survives a crash before the command starts', () => {
@@ -113,32 +90,14 @@ describe('turn runner: a claimed "allow once" survives a crash before the comman
 
 /** A runner on the harness' store, model and tools whose process "dies" as it shows a prompt. */
 function runnerThatCrashesAtThePrompt() {
-  const runner = createTurnRunner({
-    config: h.config,
-    logger: silentLogger,
-    store: h.store,
-    registry: h.registry,
-    toolsets: h.toolsets,
+  return h.runnerWith({
     events: {
       ...h.rec.events,
       parked: () => {
         throw new Error('process killed');
       },
     },
-    clientFactory: () => new OpenAI({ apiKey: 'test-key', baseURL: h.fake.baseURL, maxRetries: 0 }),
-    approvals: h.approvals,
-    tasks: h.tasks,
-    modelRetry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
   });
-  return (items: Parameters<Harness['run']>[0], turnId: string) =>
-    runner.handle({
-      turnId,
-      sessionKey: SESSION_KEY,
-      items,
-      attempt: 1,
-      signal: new AbortController().signal,
-      takeSteering: async () => [],
-    });
 }
 
 describe('turn runner: a resume that parked again and died before its prompt went out', () => {

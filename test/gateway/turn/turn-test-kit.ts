@@ -229,20 +229,40 @@ export async function turnHarness(options: HarnessOptions = {}) {
   });
   host = { registry, toolsets };
   const rec = recordEvents();
-  const runner = createTurnRunner({
-    config,
-    logger: silentLogger,
-    store,
-    registry,
-    toolsets,
-    events: rec.events,
-    clientFactory,
-    approvals,
-    tasks,
-    modelRetry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
-    ...options.deps,
-  });
+  const runnerOf = (deps: Partial<TurnRunnerDeps>) =>
+    createTurnRunner({
+      config,
+      logger: silentLogger,
+      store,
+      registry,
+      toolsets,
+      events: rec.events,
+      clientFactory,
+      approvals,
+      tasks,
+      modelRetry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+      ...options.deps,
+      ...deps,
+    });
+  const runner = runnerOf({});
   let turns = 0;
+
+  /**
+   * A second runner on the same store, model and tools with some deps replaced (a process that
+   * "dies" at a chosen step); runs one first attempt of a queue turn and rejects as it dies.
+   */
+  function runnerWith(deps: Partial<TurnRunnerDeps>) {
+    const other = runnerOf(deps);
+    return (items: readonly InboxItem[], turnId: string) =>
+      other.handle({
+        turnId,
+        sessionKey: SESSION_KEY,
+        items,
+        attempt: 1,
+        signal: new AbortController().signal,
+        takeSteering: async () => [],
+      });
+  }
 
   /** Runs one queue turn through the handler. */
   async function run(
@@ -292,6 +312,7 @@ export async function turnHarness(options: HarnessOptions = {}) {
     toolsets,
     rec,
     runner,
+    runnerWith,
     run,
     transcript,
     victim,
